@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK        = 0
+	exitViolation = 1 // an invariant was violated, or (plan) Flink would refuse the restore
+	exitUsage     = 2 // bad usage or bad input
+)
+
+// env is what a command may touch: its standard streams. Files are opened by path.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// stderrIsTerminal enables progress output; false in tests.
+	stderrIsTerminal bool
+}
+
+// command is one subcommand of simulate. Commands register themselves from init functions in
+// their own files (one file per command), so adding a command touches no shared file.
+type command struct {
+	name    string
+	summary string // one line for `simulate help`
+	run     func(e *env, args []string) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("simulate: internal error: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// run is the whole program: it parses args, runs one command and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, stderrIsTerminal: isTerminal(stderr)}
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "simulate: missing command (run 'simulate help' for the list)")
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				return c.run(e, []string{"--help"})
+			}
+			fmt.Fprintf(stderr, "simulate: unknown command %q (run 'simulate help' for the list)\n", args[1])
+			return exitUsage
+		}
+		usage(stdout)
+		return exitOK
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "simulate: unknown command %q (run 'simulate help' for the list)\n", name)
+		return exitUsage
+	}
+	return c.run(e, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: simulate <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Deterministic simulation and property testing of Flink's checkpoint → restore → rescale path.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'simulate <command> --help' for a command's flags. Exit codes: 0 ok, 1 violation/refused, 2 bad usage or input.")
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// failf prints one line "simulate <cmd>: <message>" on stderr and returns exitUsage.
+func (e *env) failf(cmd, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "; ")
+	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, msg)
+	return exitUsage
+}
+
+// flags is a command's flag set plus the text its --help prints.
+type flags struct {
+	*flag.FlagSet
+	synopsis    string // e.g. "ranges --parallelism P [--max-parallelism M]"
+	description string
+}
+
+// newFlags makes the flag set of a command. Parse errors are reported by parseFlags as one line.
+func newFlags(name, synopsis, description string) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, synopsis: synopsis, description: description}
+}
+
+var negativeNumber = regexp.MustCompile(`^-[0-9.]`)
+
+// parseFlags parses flags anywhere among args ("--name value", "--name=value", single or double
+// dash); arguments that are not flags, everything after "--", and negative numbers such as "-1"
+// are returned as positional arguments in order. On --help it prints the command's help on
+// stdout and returns done with code 0; on a parse error it prints one line on stderr and returns
+// done with code 2.
+func (e *env) parseFlags(fs *flags, args []string) (positional []string, done bool, code int) {
+	for len(args) > 0 {
+		a := args[0]
+		if a == "--" {
+			return append(positional, args[1:]...), false, 0
+		}
+		if len(a) < 2 || a[0] != '-' || negativeNumber.MatchString(a) {
+			positional = append(positional, a)
+			args = args[1:]
+			continue
+		}
+		n := 1
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") {
+			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && len(args) > 1 {
+				n = 2
+			}
+		}
+		if err := fs.Parse(args[:n]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				e.printHelp(fs)
+				return nil, true, exitOK
+			}
+			return nil, true, e.failf(fs.Name(), "%v (see 'simulate %s --help')", err, fs.Name())
+		}
+		args = args[n:]
+	}
+	return positional, false, 0
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func (e *env) printHelp(fs *flags) {
+	w := e.stdout
+	fmt.Fprintf(w, "usage: simulate %s\n", fs.synopsis)
+	if fs.description != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(fs.description))
+	}
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintln(w, "\nflags:")
+		fs.VisitAll(func(f *flag.Flag) {
+			name, use := flag.UnquoteUsage(f)
+			line := "  --" + f.Name
+			if name != "" {
+				line += " " + name
+			}
+			fmt.Fprintf(w, "%-30s %s", line, use)
+			if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		})
+	}
+}
+
+// optInt is an int flag that remembers whether it was given.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not an integer: %q", s)
+	}
+	o.v, o.set = v, true
+	return nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+func init() {
+	register(&command{name: "keygroup", summary: "key → Java hash, key group and subtask, as Flink routes it", run: runKeygroup})
+	register(&command{name: "ranges", summary: "the key-group range of every subtask for a parallelism", run: runRanges})
+}
+
+// keyHasher turns one key (as typed) into its Java hashCode.
+type keyHasher func(key string) (int32, error)
+
+// parseKeyType returns the hasher for --key-type.
+func parseKeyType(t string) (keyHasher, error) {
+	switch t {
+	case "int":
+		return func(k string) (int32, error) {
+			v, err := strconv.ParseInt(k, 10, 32)
+			if err != nil {
+				return 0, fmt.Errorf("key %q is not an int (a 32-bit integer)", k)
+			}
+			return model.JavaIntHash(int32(v)), nil
+		}, nil
+	case "long":
+		return func(k string) (int32, error) {
+			v, err := strconv.ParseInt(k, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("key %q is not a long (a 64-bit integer)", k)
+			}
+			return model.JavaLongHash(v), nil
+		}, nil
+	case "string":
+		return func(k string) (int32, error) { return model.JavaStringHash(k), nil }, nil
+	case "":
+		return nil, errors.New("--key-type is required (int, long or string)")
+	}
+	return nil, fmt.Errorf("unknown key type %q (want int, long or string)", t)
+}
+
+// resolveParallelism checks --parallelism and --max-parallelism as Flink would and fills in
+// Flink's default max parallelism when none was given.
+func resolveParallelism(p, m optInt) (int, int, error) {
+	if !p.set {
+		return 0, 0, errors.New("--parallelism is required")
+	}
+	if err := model.CheckParallelismPreconditions(p.v); err != nil {
+		return 0, 0, fmt.Errorf("--parallelism %d: %w (want 1..%d)", p.v, err, model.UpperBoundMaxParallelism)
+	}
+	if !m.set {
+		d, err := model.ComputeDefaultMaxParallelism(p.v)
+		return p.v, d, err
+	}
+	if m.v <= 0 || m.v > model.UpperBoundMaxParallelism {
+		return 0, 0, fmt.Errorf("--max-parallelism %d is out of bounds (want 1..%d)", m.v, model.UpperBoundMaxParallelism)
+	}
+	if m.v < p.v {
+		return 0, 0, fmt.Errorf("--max-parallelism %d is below --parallelism %d: Flink needs max parallelism >= parallelism", m.v, p.v)
+	}
+	return p.v, m.v, nil
+}
+
+// readLines splits r on '\n' only, keeping every line verbatim; a final newline does not start
+// another (empty) line.
+func readLines(r io.Reader) ([]string, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, nil
+	}
+	s := strings.TrimSuffix(string(data), "\n")
+	return strings.Split(s, "\n"), nil
+}
+
+func runKeygroup(e *env, args []string) int {
+	fs := newFlags("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [KEY ...]",
+		`Prints, for every key, its Java hashCode, its key group (murmurHash(hash) % M) and the subtask
+that Flink routes it to, as CSV: key,hash,key_group,subtask (one row per key, in input order).
+Keys come from the arguments or, when there are none, from stdin, one per line (split on \n
+only; lines are taken verbatim, nothing is trimmed). M defaults to Flink's default max
+parallelism for P. Negative numbers are keys, not flags; "--" ends the flags.`)
+	var p, m optInt
+	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
+	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
+	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
+	keys, done, code := e.parseFlags(fs, args)
+	if done {
+		return code
+	}
+	par, maxPar, err := resolveParallelism(p, m)
+	if err != nil {
+		return e.failf("keygroup", "%v", err)
+	}
+	hasher, err := parseKeyType(*keyType)
+	if err != nil {
+		return e.failf("keygroup", "%v", err)
+	}
+	if len(keys) == 0 {
+		if keys, err = readLines(e.stdin); err != nil {
+			return e.failf("keygroup", "reading keys from stdin: %v", err)
+		}
+	}
+	var out bytes.Buffer // nothing reaches stdout unless every key is valid
+	w := csv.NewWriter(&out)
+	_ = w.Write([]string{"key", "hash", "key_group", "subtask"})
+	for i, k := range keys {
+		h, err := hasher(k)
+		if err != nil {
+			return e.failf("keygroup", "key %d: %v", i+1, err)
+		}
+		kg := model.ComputeKeyGroupForKeyHash(h, maxPar)
+		sub := model.ComputeOperatorIndexForKeyGroup(maxPar, par, kg)
+		_ = w.Write([]string{k, strconv.Itoa(int(h)), strconv.Itoa(kg), strconv.Itoa(sub)})
+	}
+	w.Flush()
+	return writeOut(e, "keygroup", out.Bytes())
+}
+
+func runRanges(e *env, args []string) int {
+	fs := newFlags("ranges", "ranges --parallelism P [--max-parallelism M] [--subtask I]",
+		`Prints the key-group range Flink gives each subtask (KeyGroupRangeAssignment.
+computeKeyGroupRangeForOperatorIndex: start = ceil(i*M/P), end = ceil((i+1)*M/P) - 1, both
+inclusive) as CSV: max_parallelism,parallelism,subtask,start,end,key_groups. With no
+--max-parallelism it uses, and prints, Flink's default max parallelism for P.`)
+	var p, m, sub optInt
+	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
+	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
+	fs.Var(&sub, "subtask", "print only subtask `I` (0..P-1)")
+	pos, done, code := e.parseFlags(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return e.failf("ranges", "unexpected argument %q (ranges takes only flags)", pos[0])
+	}
+	par, maxPar, err := resolveParallelism(p, m)
+	if err != nil {
+		return e.failf("ranges", "%v", err)
+	}
+	from, to := 0, par-1
+	if sub.set {
+		if sub.v < 0 || sub.v >= par {
+			return e.failf("ranges", "--subtask %d is out of range (want 0..%d for parallelism %d)", sub.v, par-1, par)
+		}
+		from, to = sub.v, sub.v
+	}
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	fmt.Fprintln(w, "max_parallelism,parallelism,subtask,start,end,key_groups")
+	for i := from; i <= to; i++ {
+		r, err := model.ComputeKeyGroupRangeForOperatorIndex(maxPar, par, i)
+		if err != nil {
+			return e.failf("ranges", "%v", err)
+		}
+		fmt.Fprintf(w, "%d,%d,%d,%d,%d,%d\n", maxPar, par, i, r.Start, r.End, r.NumberOfKeyGroups())
+	}
+	w.Flush()
+	return writeOut(e, "ranges", out.Bytes())
+}
+
+// writeOut writes a command's complete result to stdout.
+func writeOut(e *env, cmd string, b []byte) int {
+	if _, err := e.stdout.Write(b); err != nil {
+		fmt.Fprintf(e.stderr, "simulate %s: writing output: %v\n", cmd, err)
+		return exitUsage
+	}
+	return exitOK
+}

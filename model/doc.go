@@ -1,0 +1,29 @@
+// Package model is a bit-exact model of Apache Flink's checkpoint → restore → rescale logic
+// (Flink 1.18, and 1.10.1 where they differ), as pure functions over plain values: no clock, no
+// randomness, no goroutines, no files.
+//
+// Map from Go identifiers to the Flink classes and methods they model:
+//
+//	MurmurHash                          MathUtils.murmurHash(int)
+//	JavaIntHash, JavaLongHash, …        Integer/Long/String/Boolean/Double/Float/Short/Byte/Character.hashCode
+//	FlinkTupleHash, JavaListHash        TupleN.hashCode, java.util.List.hashCode
+//	CheckParallelismPreconditions       KeyGroupRangeAssignment.checkParallelismPreconditions
+//	ComputeKeyGroupForKeyHash           KeyGroupRangeAssignment.computeKeyGroupForKeyHash
+//	ComputeOperatorIndexForKeyGroup     KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup
+//	AssignKeyToParallelOperator         KeyGroupRangeAssignment.assignKeyToParallelOperator
+//	ComputeKeyGroupRangeForOperatorIndex KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex
+//	ComputeDefaultMaxParallelism        KeyGroupRangeAssignment.computeDefaultMaxParallelism
+//	KeyGroupRange, EmptyKeyGroupRange   KeyGroupRange, KeyGroupRange.EMPTY_KEY_GROUP_RANGE
+//	KeyGroupRangeOffsets                KeyGroupRangeOffsets
+//	OperatorID                          jobgraph.OperatorID
+//	DistributionMode                    OperatorStateHandle.Mode
+//	StreamHandle                        StreamStateHandle (FileStateHandle, ByteStreamStateHandle, …)
+//	OperatorStateHandle                 OperatorStreamStateHandle
+//	KeyedStateHandle                    KeyedStateHandle
+//	KeyGroupsStateHandle                KeyGroupsStateHandle, KeyGroupsSavepointStateHandle
+//	IncrementalKeyedStateHandle         IncrementalRemoteKeyedStateHandle (and local handles)
+//	OperatorSubtaskState, OperatorState checkpoint.OperatorSubtaskState, checkpoint.OperatorState
+//	JobVertex, JobOperator              ExecutionJobVertex (operator IDs, parallelism, max parallelism)
+//
+// The references are to SPEC.md, the behavioural specification the model implements.
+package model

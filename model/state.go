@@ -1,0 +1,351 @@
+package model
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// FlinkVersion selects version-specific behaviour. The zero value is Flink118, the default.
+type FlinkVersion uint8
+
+const (
+	// Flink118 is Flink 1.18 ("modern" in SPEC.md).
+	Flink118 FlinkVersion = iota
+	// Flink1101 is Flink release-1.10.1.
+	Flink1101
+)
+
+// String gives the version as users write it: "1.18" or "1.10.1".
+func (v FlinkVersion) String() string {
+	switch v {
+	case Flink118:
+		return "1.18"
+	case Flink1101:
+		return "1.10.1"
+	}
+	return fmt.Sprintf("FlinkVersion(%d)", uint8(v))
+}
+
+// ErrUnknownFlinkVersion is returned by ParseFlinkVersion.
+var ErrUnknownFlinkVersion = errors.New("unknown Flink version (want 1.18 or 1.10.1)")
+
+// ParseFlinkVersion parses "1.18" or "1.10.1".
+func ParseFlinkVersion(s string) (FlinkVersion, error) {
+	switch s {
+	case "1.18":
+		return Flink118, nil
+	case "1.10.1":
+		return Flink1101, nil
+	}
+	return 0, fmt.Errorf("%w: %q", ErrUnknownFlinkVersion, s)
+}
+
+// OperatorID models org.apache.flink.runtime.jobgraph.OperatorID (an AbstractID: 16 bytes, the
+// upper and lower long in big-endian order). String gives Flink's 32 lowercase hex digits.
+type OperatorID [16]byte
+
+// String gives the 32 lowercase hex digits Flink prints.
+func (id OperatorID) String() string { return hex.EncodeToString(id[:]) }
+
+// MarshalText encodes the ID as 32 lowercase hex digits.
+func (id OperatorID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText parses 32 hex digits.
+func (id *OperatorID) UnmarshalText(b []byte) error {
+	p, err := ParseOperatorID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = p
+	return nil
+}
+
+// ErrInvalidOperatorID is returned by ParseOperatorID.
+var ErrInvalidOperatorID = errors.New("invalid operator ID (want 32 hex digits)")
+
+// ParseOperatorID parses 32 hex digits (either case).
+func ParseOperatorID(s string) (OperatorID, error) {
+	var id OperatorID
+	if len(s) != 32 {
+		return id, fmt.Errorf("%w: %q", ErrInvalidOperatorID, s)
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		return id, fmt.Errorf("%w: %q", ErrInvalidOperatorID, s)
+	}
+	return id, nil
+}
+
+// DistributionMode models OperatorStateHandle.Mode. The zero value is invalid.
+type DistributionMode uint8
+
+const (
+	// SplitDistribute is SPLIT_DISTRIBUTE: list state split round-robin over the new subtasks.
+	SplitDistribute DistributionMode = iota + 1
+	// Union is UNION: every new subtask receives every element.
+	Union
+	// Broadcast is BROADCAST: every subtask holds an identical copy.
+	Broadcast
+)
+
+// String gives Flink's enum name, e.g. "SPLIT_DISTRIBUTE".
+func (m DistributionMode) String() string {
+	switch m {
+	case SplitDistribute:
+		return "SPLIT_DISTRIBUTE"
+	case Union:
+		return "UNION"
+	case Broadcast:
+		return "BROADCAST"
+	}
+	return fmt.Sprintf("DistributionMode(%d)", uint8(m))
+}
+
+// ErrUnknownDistributionMode is returned by ParseDistributionMode.
+var ErrUnknownDistributionMode = errors.New("unknown distribution mode (want SPLIT_DISTRIBUTE, UNION or BROADCAST)")
+
+// ParseDistributionMode parses Flink's enum name.
+func ParseDistributionMode(s string) (DistributionMode, error) {
+	switch s {
+	case "SPLIT_DISTRIBUTE":
+		return SplitDistribute, nil
+	case "UNION":
+		return Union, nil
+	case "BROADCAST":
+		return Broadcast, nil
+	}
+	return 0, fmt.Errorf("%w: %q", ErrUnknownDistributionMode, s)
+}
+
+// MarshalText encodes the mode as Flink's enum name.
+func (m DistributionMode) MarshalText() ([]byte, error) {
+	if m < SplitDistribute || m > Broadcast {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownDistributionMode, uint8(m))
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText parses Flink's enum name.
+func (m *DistributionMode) UnmarshalText(b []byte) error {
+	p, err := ParseDistributionMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = p
+	return nil
+}
+
+// StreamHandle identifies the bytes behind a state handle (Flink's StreamStateHandle: a
+// FileStateHandle, RelativeFileStateHandle or ByteStreamStateHandle). Two handles are the same
+// stream iff they are equal (==), as Flink's equals compares path (or name) and size.
+type StreamHandle struct {
+	// Path is the file path (absolute, or relative to the checkpoint directory when Relative),
+	// or the handle name of an in-memory ByteStreamStateHandle.
+	Path string `json:"path"`
+	// Size is the state size in bytes.
+	Size int64 `json:"size"`
+	// InMemory marks a ByteStreamStateHandle (bytes inline in the metadata).
+	InMemory bool `json:"in_memory,omitempty"`
+	// Relative marks a RelativeFileStateHandle.
+	Relative bool `json:"relative,omitempty"`
+}
+
+// NamedOperatorState is one entry of an OperatorStateHandle's name → StateMetaInfo map.
+type NamedOperatorState struct {
+	Name    string           `json:"name"`
+	Mode    DistributionMode `json:"mode"`
+	Offsets []int64          `json:"offsets"`
+}
+
+// OperatorStateHandle models OperatorStreamStateHandle: a delegate stream plus the named states
+// in it. States are listed in the order Flink iterates the handle's map (the order the
+// repartitioner visits them; see SPEC §E.3 and the metadata FORMAT §8.4).
+type OperatorStateHandle struct {
+	Delegate StreamHandle         `json:"delegate"`
+	States   []NamedOperatorState `json:"states"`
+}
+
+// KeyedStateHandle models org.apache.flink.runtime.state.KeyedStateHandle: keyed state for a
+// range of key groups that can be cut to a new range (KeyedStateHandle.getIntersection).
+type KeyedStateHandle interface {
+	// KeyGroupRange is the range of key groups the handle holds.
+	KeyGroupRange() KeyGroupRange
+	// Intersection models getIntersection: the handle to hand to a subtask owning r, or nil
+	// when the handle holds nothing for r (SPEC §D.3).
+	Intersection(r KeyGroupRange) KeyedStateHandle
+	// StateSize is the size of the state in bytes.
+	StateSize() int64
+}
+
+// KeyGroupsStateHandle models KeyGroupsStateHandle (and, with Savepoint set,
+// KeyGroupsSavepointStateHandle): full snapshots of the heap backend, canonical savepoints.
+// Offsets give, per key group, where its data starts in Delegate.
+type KeyGroupsStateHandle struct {
+	Offsets  KeyGroupRangeOffsets `json:"key_groups"`
+	Delegate StreamHandle         `json:"delegate"`
+	// StateHandleID is kept by intersections (modern Flink).
+	StateHandleID string `json:"state_handle_id,omitempty"`
+	Savepoint     bool   `json:"savepoint,omitempty"`
+}
+
+// KeyGroupRange implements KeyedStateHandle.
+func (h *KeyGroupsStateHandle) KeyGroupRange() KeyGroupRange { return h.Offsets.Range }
+
+// StateSize implements KeyedStateHandle.
+func (h *KeyGroupsStateHandle) StateSize() int64 { return h.Delegate.Size }
+
+// Intersection implements KeyedStateHandle: the overlapping key groups with their offsets over
+// the same stream, or nil when nothing overlaps.
+func (h *KeyGroupsStateHandle) Intersection(r KeyGroupRange) KeyedStateHandle {
+	o := h.Offsets.Intersection(r)
+	if o.Range.NumberOfKeyGroups() == 0 {
+		return nil
+	}
+	return &KeyGroupsStateHandle{Offsets: o, Delegate: h.Delegate, StateHandleID: h.StateHandleID, Savepoint: h.Savepoint}
+}
+
+// SharedFile is one (local path, stream) entry of an incremental handle's shared or private
+// file list (Flink's HandleAndLocalPath).
+type SharedFile struct {
+	LocalPath string       `json:"local_path"`
+	Handle    StreamHandle `json:"handle"`
+}
+
+// IncrementalKeyedStateHandle models IncrementalRemoteKeyedStateHandle (RocksDB incremental
+// checkpoints, native savepoints) and, with Local set, the local/directory handles of local
+// recovery. It is cut all-or-nothing (SPEC §D.3).
+type IncrementalKeyedStateHandle struct {
+	BackendID    string        `json:"backend_id"`
+	Range        KeyGroupRange `json:"key_group_range"`
+	CheckpointID int64         `json:"checkpoint_id"`
+	Shared       []SharedFile  `json:"shared"`
+	Private      []SharedFile  `json:"private"`
+	Meta         StreamHandle  `json:"meta"`
+	// CheckpointedSize is the incremental size (format tag 11); 0 when unknown.
+	CheckpointedSize int64  `json:"checkpointed_size,omitempty"`
+	StateHandleID    string `json:"state_handle_id,omitempty"`
+	Local            bool   `json:"local,omitempty"`
+}
+
+// KeyGroupRange implements KeyedStateHandle.
+func (h *IncrementalKeyedStateHandle) KeyGroupRange() KeyGroupRange { return h.Range }
+
+// StateSize implements KeyedStateHandle: the sum of the meta, shared and private file sizes.
+func (h *IncrementalKeyedStateHandle) StateSize() int64 {
+	n := h.Meta.Size
+	for _, f := range h.Shared {
+		n += f.Handle.Size
+	}
+	for _, f := range h.Private {
+		n += f.Handle.Size
+	}
+	return n
+}
+
+// Intersection implements KeyedStateHandle: the whole, unmodified handle when its range overlaps
+// r at all, else nil.
+func (h *IncrementalKeyedStateHandle) Intersection(r KeyGroupRange) KeyedStateHandle {
+	if h.Range.Intersection(r).IsEmpty() {
+		return nil
+	}
+	return h
+}
+
+// ChannelStateHandle stands for one in-flight (unaligned checkpoint) channel state handle.
+// The model carries these so that HasState and loading behave as in Flink, but does not
+// redistribute them on rescaling (SPEC §F.1 step 4.4 is out of scope).
+type ChannelStateHandle struct {
+	SubtaskIndex int          `json:"subtask_index"`
+	Delegate     StreamHandle `json:"delegate"`
+}
+
+// OperatorSubtaskState models OperatorSubtaskState: the state of one operator instance. An
+// empty (non-nil) OperatorSubtaskState in an OperatorState still counts as an entry.
+type OperatorSubtaskState struct {
+	ManagedOperatorState []OperatorStateHandle `json:"managed_operator_state"`
+	RawOperatorState     []OperatorStateHandle `json:"raw_operator_state"`
+	ManagedKeyedState    []KeyedStateHandle    `json:"managed_keyed_state"`
+	RawKeyedState        []KeyedStateHandle    `json:"raw_keyed_state"`
+	// InputChannelState and ResultSubpartitionState are in-flight data; carried, not repartitioned.
+	InputChannelState       []ChannelStateHandle `json:"input_channel_state,omitempty"`
+	ResultSubpartitionState []ChannelStateHandle `json:"result_subpartition_state,omitempty"`
+}
+
+// HasState models OperatorSubtaskState.hasState: any handle in any of the six collections
+// (an operator-state handle with no named states still counts).
+func (s *OperatorSubtaskState) HasState() bool {
+	if s == nil {
+		return false
+	}
+	for _, h := range s.ManagedKeyedState {
+		if h != nil {
+			return true
+		}
+	}
+	for _, h := range s.RawKeyedState {
+		if h != nil {
+			return true
+		}
+	}
+	return len(s.ManagedOperatorState) > 0 || len(s.RawOperatorState) > 0 ||
+		len(s.InputChannelState) > 0 || len(s.ResultSubpartitionState) > 0
+}
+
+// OperatorState models org.apache.flink.runtime.checkpoint.OperatorState: one operator's state
+// over all its subtasks in a checkpoint.
+type OperatorState struct {
+	OperatorID     OperatorID `json:"operator_id"`
+	Parallelism    int        `json:"parallelism"`
+	MaxParallelism int        `json:"max_parallelism"`
+	// Subtasks is indexed by subtask index; nil means no entry for that subtask. Its length may be
+	// below Parallelism (trailing subtasks without entry) but never above.
+	Subtasks []*OperatorSubtaskState `json:"subtasks"`
+	// CoordinatorState is the operator coordinator's state, if any (modern only).
+	CoordinatorState *StreamHandle `json:"coordinator_state,omitempty"`
+	// FullyFinished marks FLIP-147's FullyFinishedOperatorState.
+	FullyFinished bool `json:"fully_finished,omitempty"`
+}
+
+// Subtask returns subtask i's entry, or nil when there is none.
+func (s *OperatorState) Subtask(i int) *OperatorSubtaskState {
+	if i < 0 || i >= len(s.Subtasks) {
+		return nil
+	}
+	return s.Subtasks[i]
+}
+
+// NumberOfSubtaskEntries counts the non-nil subtask entries.
+func (s *OperatorState) NumberOfSubtaskEntries() int {
+	n := 0
+	for _, st := range s.Subtasks {
+		if st != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// HasSubtaskStates models OperatorState.hasSubtaskStates: at least one subtask entry exists.
+func (s *OperatorState) HasSubtaskStates() bool { return s.NumberOfSubtaskEntries() > 0 }
+
+// JobOperator is one operator of a job vertex's chain.
+type JobOperator struct {
+	// ID is the generated operator ID (hash of the topology position, or of uid(...)).
+	ID OperatorID `json:"id"`
+	// UserDefinedID is the ID set with setUidHash, if any.
+	UserDefinedID *OperatorID `json:"user_defined_id,omitempty"`
+}
+
+// JobVertex models the parts of an ExecutionJobVertex the restore path reads: one task (a chain
+// of operators) with its parallelism and max parallelism.
+type JobVertex struct {
+	// Name is for messages only.
+	Name string `json:"name"`
+	// Operators lists the chain as Flink lists it: tail-first, the last element is the chain head.
+	Operators   []JobOperator `json:"operators"`
+	Parallelism int           `json:"parallelism"`
+	// MaxParallelism is the vertex's max parallelism; when MaxParallelismConfigured is false it
+	// was derived by ComputeDefaultMaxParallelism and may be replaced by the restored one.
+	MaxParallelism           int  `json:"max_parallelism"`
+	MaxParallelismConfigured bool `json:"max_parallelism_configured"`
+}
