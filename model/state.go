@@ -349,3 +349,49 @@ type JobVertex struct {
 	MaxParallelism           int  `json:"max_parallelism"`
 	MaxParallelismConfigured bool `json:"max_parallelism_configured"`
 }
+
+// SharingFilesStrategy models SnapshotType.SharingFilesStrategy.
+type SharingFilesStrategy uint8
+
+const (
+	// ForwardBackward is FORWARD_BACKWARD: regular (incremental) checkpoints.
+	ForwardBackward SharingFilesStrategy = iota + 1
+	// Forward is FORWARD.
+	Forward
+	// NoSharing is NO_SHARING: savepoints (canonical and native).
+	NoSharing
+)
+
+// CheckpointProperties models the parts of CheckpointProperties the restore path reads.
+type CheckpointProperties struct {
+	// Savepoint is true for savepoints (CheckpointProperties.isSavepoint).
+	Savepoint bool `json:"savepoint"`
+	// Synchronous is true for a stop-with-savepoint (postCheckpointAction SUSPEND/TERMINATE).
+	Synchronous bool `json:"synchronous,omitempty"`
+	// Forced is CheckpointProperties.forced.
+	Forced bool `json:"forced"`
+	// Unclaimed marks a snapshot restored in NO_CLAIM mode.
+	Unclaimed bool `json:"unclaimed,omitempty"`
+	// DiscardSubsumed: the snapshot's files are deleted when it is subsumed (regular checkpoints).
+	DiscardSubsumed bool `json:"discard_subsumed"`
+	// Native marks a NATIVE-format savepoint (canonical otherwise; meaningless for checkpoints).
+	Native  bool                 `json:"native,omitempty"`
+	Sharing SharingFilesStrategy `json:"sharing,omitempty"`
+}
+
+// MasterState is one master-hook state of a checkpoint (opaque bytes).
+type MasterState struct {
+	Name    string `json:"name"`
+	Version int32  `json:"version"`
+	Bytes   int    `json:"bytes"`
+}
+
+// CheckpointMetadata models checkpoint.metadata.CheckpointMetadata: what a _metadata file holds.
+type CheckpointMetadata struct {
+	CheckpointID int64         `json:"checkpoint_id"`
+	MasterStates []MasterState `json:"master_states,omitempty"`
+	// Operators are in metadata order.
+	Operators []OperatorState `json:"operators"`
+	// Properties is nil before format version 4.
+	Properties *CheckpointProperties `json:"properties,omitempty"`
+}
