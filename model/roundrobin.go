@@ -1,9 +1,441 @@
 package model
 
-import "errors"
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+)
 
-// RepartitionOperatorState models RoundRobinOperatorStateRepartitioner.repartitionState.
-// TEMPORARY placeholder: being implemented; replaced by the round-robin work (issue 3).
+// ErrNonPositiveNewParallelism is Flink's IllegalArgumentException from
+// Preconditions.checkArgument(newParallelism > 0) in
+// RoundRobinOperatorStateRepartitioner.repartitionState.
+var ErrNonPositiveNewParallelism = errors.New("new parallelism must be positive")
+
+// ErrMalformedOperatorStateHandle matches (errors.Is) every *MalformedOperatorStateHandleError:
+// an operator state handle that Flink could not have written (an unknown distribution mode, or
+// a state name twice in one handle's name → StateMetaInfo map).
+var ErrMalformedOperatorStateHandle = errors.New("malformed operator state handle")
+
+// MalformedOperatorStateHandleError locates a handle that RepartitionOperatorState refuses.
+type MalformedOperatorStateHandleError struct {
+	OldSubtask, Handle int
+	// State is the offending state's name.
+	State  string
+	Reason string
+}
+
+func (e *MalformedOperatorStateHandleError) Error() string {
+	return "malformed operator state handle " + strconv.Itoa(e.Handle) + " of old subtask " +
+		strconv.Itoa(e.OldSubtask) + ", state " + strconv.Quote(e.State) + ": " + e.Reason
+}
+
+// Is reports whether target is ErrMalformedOperatorStateHandle.
+func (e *MalformedOperatorStateHandleError) Is(target error) bool {
+	return target == ErrMalformedOperatorStateHandle
+}
+
+// ErrDuplicateDelegate matches (errors.Is) every *DuplicateDelegateError: the
+// IllegalStateException ("Duplicate key …") that Collectors.toMap throws in
+// RoundRobinOperatorStateRepartitioner.initMergeMapList when, at unchanged parallelism with
+// UNION (or partly reported BROADCAST) state, one old subtask holds two handles over the same
+// delegate stream.
+var ErrDuplicateDelegate = errors.New("duplicate delegate stream in one subtask")
+
+// DuplicateDelegateError names the subtask and the stream of an ErrDuplicateDelegate.
+type DuplicateDelegateError struct {
+	OldSubtask int
+	Delegate   StreamHandle
+}
+
+func (e *DuplicateDelegateError) Error() string {
+	return fmt.Sprintf("Duplicate key %+v: old subtask %d holds two operator state handles over the same delegate stream",
+		e.Delegate, e.OldSubtask)
+}
+
+// Is reports whether target is ErrDuplicateDelegate.
+func (e *DuplicateDelegateError) Is(target error) bool { return target == ErrDuplicateDelegate }
+
+// bitSetSize models java.util.BitSet(n).size(): the allocated capacity in bits, 64·⌈n/64⌉.
+func bitSetSize(n int) int { return 64 * ((n + 63) / 64) }
+
+// RepartitionOperatorState models RoundRobinOperatorStateRepartitioner.repartitionState: it
+// hands the operator (non-keyed) state of P_old = len(previous) old subtasks to newParallelism
+// new subtasks (SPEC §E). previous[j] lists old subtask j's handles in order (an empty slice is
+// a subtask without state); the entries of each handle's States are visited in order, which
+// stands for the iteration order of Flink's name → StateMetaInfo map. The result has exactly
+// newParallelism lists.
+//
+// At unchanged parallelism Flink returns its input untouched unless there is UNION state (or, in
+// 1.18, BROADCAST state that is "partly reported", SPEC §E.2); the result is then a deep copy of
+// previous in the same order. Otherwise every result handle is rebuilt: handles of one new
+// subtask are ordered by where their delegate stream first appears in previous (old subtask,
+// then handle index), and the states of a handle are sorted by name. Partitions of the same
+// delegate that reach the same new subtask are merged into one handle (delegates are equal when
+// their StreamHandle values are equal), and a later assignment of the same state name to the
+// same handle replaces the earlier one, as Flink's map put does.
+//
+// The result shares no memory with previous, and no two result handles share an offsets array.
+//
+// Errors: ErrNonPositiveNewParallelism, ErrUnknownFlinkVersion, ErrMalformedOperatorStateHandle
+// (unknown mode, duplicate name in one handle) and ErrDuplicateDelegate (SPEC §E.2 step 4 on a
+// subtask with two handles over one stream, where Flink throws).
 func RepartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, newParallelism int) ([][]OperatorStateHandle, error) {
-	return nil, errors.New("model: RepartitionOperatorState not implemented yet")
+	if newParallelism <= 0 {
+		return nil, fmt.Errorf("%w: %d", ErrNonPositiveNewParallelism, newParallelism)
+	}
+	if v != Flink118 && v != Flink1101 {
+		return nil, fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, v)
+	}
+	in, err := indexOperatorState(previous)
+	if err != nil {
+		return nil, err
+	}
+	if newParallelism == len(previous) {
+		return repartitionSameParallelism(v, in, previous)
+	}
+	return repartitionChangedParallelism(in, newParallelism), nil
+}
+
+// rrEntry is one (delegate, StateMetaInfo) pair of the input: Flink's
+// Tuple2<StreamStateHandle, StateMetaInfo>.
+type rrEntry struct {
+	subtask  int
+	delegate int // dense delegate number, in order of first appearance
+	state    *NamedOperatorState
+}
+
+// rrInput is the validated, indexed input of the repartitioner.
+type rrInput struct {
+	delegates []StreamHandle // by delegate number
+	// handleDelegate[j][k] is the delegate number of old subtask j's handle k.
+	handleDelegate [][]int
+	// entries lists every state of every handle in visiting order (old subtask, handle, state).
+	entries []rrEntry
+}
+
+// indexOperatorState validates previous and numbers the delegate streams.
+func indexOperatorState(previous [][]OperatorStateHandle) (*rrInput, error) {
+	in := &rrInput{handleDelegate: make([][]int, len(previous))}
+	ids := make(map[StreamHandle]int)
+	n := 0
+	for _, hs := range previous {
+		for _, h := range hs {
+			n += len(h.States)
+		}
+	}
+	in.entries = make([]rrEntry, 0, n)
+	var seen map[string]struct{}
+	for j, hs := range previous {
+		in.handleDelegate[j] = make([]int, len(hs))
+		for k := range hs {
+			h := &hs[k]
+			d, ok := ids[h.Delegate]
+			if !ok {
+				d = len(in.delegates)
+				ids[h.Delegate] = d
+				in.delegates = append(in.delegates, h.Delegate)
+			}
+			in.handleDelegate[j][k] = d
+			if len(h.States) > 1 {
+				if seen == nil {
+					seen = make(map[string]struct{})
+				}
+				clear(seen)
+			}
+			for s := range h.States {
+				st := &h.States[s]
+				if st.Mode < SplitDistribute || st.Mode > Broadcast {
+					return nil, &MalformedOperatorStateHandleError{OldSubtask: j, Handle: k, State: st.Name,
+						Reason: fmt.Sprintf("unknown distribution mode %v (want SPLIT_DISTRIBUTE, UNION or BROADCAST)", st.Mode)}
+				}
+				if len(h.States) > 1 {
+					if _, dup := seen[st.Name]; dup {
+						return nil, &MalformedOperatorStateHandleError{OldSubtask: j, Handle: k, State: st.Name,
+							Reason: "the name appears twice in the handle's state map"}
+					}
+					seen[st.Name] = struct{}{}
+				}
+				in.entries = append(in.entries, rrEntry{subtask: j, delegate: d, state: st})
+			}
+		}
+	}
+	return in, nil
+}
+
+// rrNames groups entries by state name, keeping names in order of first appearance.
+type rrNames struct {
+	index map[string]int
+	names []string
+	lists [][]rrEntry
+}
+
+func (g *rrNames) add(e rrEntry) {
+	i, ok := g.index[e.state.Name]
+	if !ok {
+		if g.index == nil {
+			g.index = make(map[string]int)
+		}
+		i = len(g.names)
+		g.index[e.state.Name] = i
+		g.names = append(g.names, e.state.Name)
+		g.lists = append(g.lists, nil)
+	}
+	g.lists[i] = append(g.lists[i], e)
+}
+
+// rrPut is one "mergeMap.get(delegate).getStateNameToPartitionOffsets().put(name, meta)" of
+// Flink, recorded for one new subtask. A put with marker set only makes sure the handle exists
+// (an old handle kept at unchanged parallelism, possibly without any state).
+type rrPut struct {
+	delegate int
+	marker   bool
+	name     string
+	mode     DistributionMode
+	offsets  []int64 // a range of the input; copied when the result is built
+}
+
+// rrOutput collects the puts of every new subtask.
+type rrOutput struct {
+	delegates []StreamHandle
+	subtasks  [][]rrPut
+}
+
+func newRROutput(in *rrInput, newParallelism int) *rrOutput {
+	return &rrOutput{delegates: in.delegates, subtasks: make([][]rrPut, newParallelism)}
+}
+
+func (o *rrOutput) put(subtask, delegate int, name string, mode DistributionMode, offsets []int64) {
+	o.subtasks[subtask] = append(o.subtasks[subtask], rrPut{delegate: delegate, name: name, mode: mode, offsets: offsets})
+}
+
+// repartitionSameParallelism models the P_new == P_old path (SPEC §E.2).
+func repartitionSameParallelism(v FlinkVersion, in *rrInput, previous [][]OperatorStateHandle) ([][]OperatorStateHandle, error) {
+	var union, broadcast rrNames
+	for _, e := range in.entries {
+		switch e.state.Mode {
+		case Union:
+			union.add(e)
+		case Broadcast:
+			if v == Flink118 {
+				broadcast.add(e)
+			}
+		}
+	}
+	// collectPartlyFinishedBroadcastStates: keep the names reported by some, but fewer than
+	// BitSet(P_old).size(), old subtasks.
+	var partly rrNames
+	capacity := bitSetSize(len(previous))
+	for i := range broadcast.names {
+		reported, last := 0, -1
+		for _, e := range broadcast.lists[i] { // entries are in subtask order
+			if e.subtask != last {
+				reported, last = reported+1, e.subtask
+			}
+		}
+		if reported > 0 && reported < capacity {
+			for _, e := range broadcast.lists[i] {
+				partly.add(e)
+			}
+		}
+	}
+	if len(union.names) == 0 && len(partly.names) == 0 {
+		return cloneOperatorState(previous), nil
+	}
+	out := newRROutput(in, len(previous))
+	// initMergeMapList: new subtask i starts from old subtask i's handles, keyed by delegate.
+	for j, hs := range previous {
+		for k, h := range hs {
+			d := in.handleDelegate[j][k]
+			if slices.Contains(in.handleDelegate[j][:k], d) {
+				return nil, &DuplicateDelegateError{OldSubtask: j, Delegate: h.Delegate}
+			}
+			out.subtasks[j] = append(out.subtasks[j], rrPut{delegate: d, marker: true})
+			for _, st := range h.States {
+				out.put(j, d, st.Name, st.Mode, st.Offsets)
+			}
+		}
+	}
+	repartitionUnion(&union, out)
+	repartitionBroadcast(&partly, out)
+	return out.build(), nil
+}
+
+// repartitionChangedParallelism models the P_new != P_old path (SPEC §E.3).
+func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]OperatorStateHandle {
+	// groupByStateMode: SPLIT_DISTRIBUTE names go through a java.util.HashMap whose iteration
+	// order decides the processing order; for UNION and BROADCAST the order of names does not
+	// change the result (each name is its own map key in every output handle).
+	var split javaStringHashMap
+	var splitLists [][]rrEntry
+	var union, broadcast rrNames
+	for _, e := range in.entries {
+		switch e.state.Mode {
+		case SplitDistribute:
+			i, added := split.computeIfAbsent(e.state.Name)
+			if added {
+				splitLists = append(splitLists, nil)
+			}
+			splitLists[i] = append(splitLists[i], e)
+		case Union:
+			union.add(e)
+		case Broadcast:
+			broadcast.add(e)
+		}
+	}
+	out := newRROutput(in, newParallelism)
+	start := 0
+	for _, i := range split.order() {
+		start = repartitionSplit(split.keys[i], splitLists[i], start, out)
+	}
+	repartitionUnion(&union, out)
+	repartitionBroadcast(&broadcast, out)
+	return out.build()
+}
+
+// repartitionSplit models one iteration of repartitionSplitState's loop over names: it hands out
+// the partitions of name round-robin, the extra ones to the subtasks from start on, and returns
+// the start for the next name.
+func repartitionSplit(name string, entries []rrEntry, start int, out *rrOutput) int {
+	p := len(out.subtasks)
+	total := 0
+	for _, e := range entries {
+		total += len(e.state.Offsets)
+	}
+	base, rem := total/p, total%p
+	nextStart := start
+	entry, offset := 0, 0
+	for k := range p {
+		t := (k + start) % p
+		n := base
+		if rem > 0 {
+			n++
+			rem--
+		} else if rem == 0 {
+			// The first subtask without an extra partition starts the next name.
+			nextStart = t
+			rem--
+		}
+		for n > 0 {
+			e := entries[entry]
+			offs := e.state.Offsets
+			left := len(offs) - offset
+			var given []int64
+			if left > n {
+				given = offs[offset : offset+n]
+				offset += n
+			} else {
+				// The rest of this entry, possibly nothing (an entry without offsets is handed
+				// over with an empty array).
+				given = offs[offset:]
+				entry++
+				offset = 0
+			}
+			n -= left
+			out.put(t, e.delegate, name, SplitDistribute, given)
+		}
+	}
+	return nextStart
+}
+
+// repartitionUnion models repartitionUnionState: every new subtask receives every entry.
+func repartitionUnion(union *rrNames, out *rrOutput) {
+	for i := range out.subtasks {
+		for n, name := range union.names {
+			for _, e := range union.lists[n] {
+				out.put(i, e.delegate, name, e.state.Mode, e.state.Offsets)
+			}
+		}
+	}
+}
+
+// repartitionBroadcast models repartitionBroadcastState: new subtask i receives entry
+// i mod (number of entries) of every name.
+func repartitionBroadcast(broadcast *rrNames, out *rrOutput) {
+	for i := range out.subtasks {
+		for n, name := range broadcast.names {
+			l := broadcast.lists[n]
+			e := l[i%len(l)]
+			out.put(i, e.delegate, name, e.state.Mode, e.state.Offsets)
+		}
+	}
+}
+
+// build turns the recorded puts into handles: per new subtask, one handle per delegate in
+// delegate order, one state per name (the last put wins) sorted by name, offsets copied into one
+// array per subtask and capped, so that appending to one handle's offsets cannot reach another's.
+func (o *rrOutput) build() [][]OperatorStateHandle {
+	result := make([][]OperatorStateHandle, len(o.subtasks))
+	for i, puts := range o.subtasks {
+		// Stable: puts of one (delegate, name) keep their order, so the last is the latest.
+		slices.SortStableFunc(puts, func(a, b rrPut) int {
+			if c := cmp.Compare(a.delegate, b.delegate); c != 0 {
+				return c
+			}
+			if a.marker != b.marker {
+				if a.marker {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.name, b.name)
+		})
+		firstOfHandle := func(k int) bool { return k == 0 || puts[k-1].delegate != puts[k].delegate }
+		lastOfHandle := func(k int) bool { return k+1 == len(puts) || puts[k+1].delegate != puts[k].delegate }
+		keep := func(k int) bool { // the last put of its (delegate, name)
+			return !puts[k].marker && (lastOfHandle(k) || puts[k+1].name != puts[k].name)
+		}
+		nOffsets, nStates, nHandles := 0, 0, 0
+		for k, p := range puts {
+			if firstOfHandle(k) {
+				nHandles++
+			}
+			if keep(k) {
+				nStates++
+				nOffsets += len(p.offsets)
+			}
+		}
+		arena := make([]int64, nOffsets)
+		states := make([]NamedOperatorState, 0, nStates)
+		handles := make([]OperatorStateHandle, 0, nHandles)
+		first := 0
+		for k, p := range puts {
+			if firstOfHandle(k) {
+				handles = append(handles, OperatorStateHandle{Delegate: o.delegates[p.delegate]})
+				first = len(states)
+			}
+			if keep(k) {
+				n := len(p.offsets)
+				offsets := arena[:n:n]
+				arena = arena[n:]
+				copy(offsets, p.offsets)
+				states = append(states, NamedOperatorState{Name: p.name, Mode: p.mode, Offsets: offsets})
+			}
+			if lastOfHandle(k) {
+				handles[len(handles)-1].States = states[first:len(states):len(states)]
+			}
+		}
+		result[i] = handles
+	}
+	return result
+}
+
+// cloneOperatorState deep-copies previous (nil offsets become empty).
+func cloneOperatorState(previous [][]OperatorStateHandle) [][]OperatorStateHandle {
+	result := make([][]OperatorStateHandle, len(previous))
+	for j, hs := range previous {
+		out := make([]OperatorStateHandle, len(hs))
+		for k, h := range hs {
+			states := make([]NamedOperatorState, len(h.States))
+			for s, st := range h.States {
+				offsets := make([]int64, len(st.Offsets))
+				copy(offsets, st.Offsets)
+				states[s] = NamedOperatorState{Name: st.Name, Mode: st.Mode, Offsets: offsets}
+			}
+			out[k] = OperatorStateHandle{Delegate: h.Delegate, States: states}
+		}
+		result[j] = out
+	}
+	return result
 }
