@@ -580,6 +580,76 @@ func TestRepartitionOperatorStateDuplicateDelegates(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("2 → 1 (-want +got):\n%s", diff)
 	}
+	// Two old subtasks over one stream: both entries of "s" reach new subtask 0 under the same
+	// delegate, and Flink's map put keeps only the later one.
+	prev = [][]OperatorStateHandle{
+		{{Delegate: d, States: []NamedOperatorState{{Name: "s", Mode: SplitDistribute, Offsets: []int64{1, 2}}}}},
+		{{Delegate: d, States: []NamedOperatorState{{Name: "s", Mode: SplitDistribute, Offsets: []int64{3}}}}},
+	}
+	got, err = RepartitionOperatorState(Flink118, prev, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = [][]OperatorStateHandle{{{Delegate: d, States: []NamedOperatorState{
+		{Name: "s", Mode: SplitDistribute, Offsets: []int64{3}},
+	}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shared delegate 2 → 1 (-want +got):\n%s", diff)
+	}
+}
+
+// TestRepartitionBroadcastBitSetCapacity pins the BitSet quirk of SPEC §E.2: in 1.18 a
+// broadcast state counts as partly reported when fewer than BitSet(P_old).size() =
+// 64·⌈P_old/64⌉ old subtasks report it. Each old subtask here holds two handles with the state,
+// so redistributing (new subtask i receives entry i mod 2·P_old) is visible.
+func TestRepartitionBroadcastBitSetCapacity(t *testing.T) {
+	for _, tt := range []struct {
+		p         int
+		missing   int // an old subtask without state, or -1
+		v         FlinkVersion
+		redistrib bool
+	}{
+		{2, -1, Flink118, true},
+		{63, -1, Flink118, true},
+		{64, -1, Flink118, false},
+		{64, 5, Flink118, true},
+		{65, -1, Flink118, true},
+		{128, -1, Flink118, false},
+		{2, -1, Flink1101, false},
+		{64, 5, Flink1101, false},
+	} {
+		prev := make([][]OperatorStateHandle, tt.p)
+		var entries []OperatorStateHandle
+		for s := range prev {
+			prev[s] = []OperatorStateHandle{}
+			if s == tt.missing {
+				continue
+			}
+			for h := range 2 {
+				oh := OperatorStateHandle{Delegate: goldenDelegate(s, h),
+					States: []NamedOperatorState{{Name: "b", Mode: Broadcast, Offsets: []int64{int64(s), int64(h)}}}}
+				prev[s] = append(prev[s], oh)
+				entries = append(entries, oh)
+			}
+		}
+		want := cloneOperatorState(prev)
+		if tt.redistrib {
+			for i := range want {
+				e := entries[i%len(entries)]
+				if !slices.ContainsFunc(want[i], func(h OperatorStateHandle) bool { return h.Delegate == e.Delegate }) {
+					want[i] = append(want[i], e)
+					slices.SortFunc(want[i], func(a, b OperatorStateHandle) int { return int(a.Delegate.Size - b.Delegate.Size) })
+				}
+			}
+		}
+		got, err := RepartitionOperatorState(tt.v, prev, tt.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v P=%d missing %d (-want +got):\n%s", tt.v, tt.p, tt.missing, diff)
+		}
+	}
 }
 
 // A caller owns the result: changing it changes neither the input nor other result handles.
@@ -590,8 +660,25 @@ func TestRepartitionOperatorStateNoAliasing(t *testing.T) {
 			saoHandle("b", 2, sao{"s", SplitDistribute, []int64{7}}, sao{"b", Broadcast, []int64{8}}),
 		}
 	}
-	for _, newP := range []int{1, 2, 3} {
-		for _, v := range bothVersions {
+	splitOnly := func() [][]OperatorStateHandle { // unchanged parallelism: Flink's shortcut
+		return [][]OperatorStateHandle{
+			saoHandle("a", 1, sao{"s", SplitDistribute, []int64{1, 2, 3}}),
+			saoHandle("b", 2, sao{"s", SplitDistribute, []int64{4}}, sao{"t", SplitDistribute, []int64{5, 6}}),
+		}
+	}
+	for _, in := range []func() [][]OperatorStateHandle{mk, splitOnly} {
+		for _, newP := range []int{1, 2, 3} {
+			for _, v := range bothVersions {
+				checkNoAliasing(t, v, in, newP)
+			}
+		}
+	}
+}
+
+func checkNoAliasing(t *testing.T, v FlinkVersion, mk func() [][]OperatorStateHandle, newP int) {
+	t.Helper()
+	{
+		{
 			prev := mk()
 			got, err := RepartitionOperatorState(v, prev, newP)
 			if err != nil {
@@ -605,6 +692,12 @@ func TestRepartitionOperatorStateNoAliasing(t *testing.T) {
 						for o := range st.Offsets {
 							st.Offsets[o] = -1
 						}
+					}
+				}
+			}
+			for i := range got {
+				for k := range got[i] {
+					for _, st := range got[i][k].States {
 						_ = append(st.Offsets, -2) // must not write into a neighbour
 					}
 				}
