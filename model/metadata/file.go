@@ -300,15 +300,15 @@ func (h *IncrementalHandle) KeyGroupRange() model.KeyGroupRange {
 // keyed handles plus non-materialized changelog handles. Nil list entries are null handles
 // (Flink drops them).
 type ChangelogBackendHandle struct {
-	Tag                     byte
-	StartKeyGroup           int32
-	NumKeyGroups            int32
-	CheckpointedSize        int64
-	Materialized            []KeyedHandle
-	NonMaterialized         []KeyedHandle
-	MaterializationID       int64
-	CheckpointID            int64 // tag 14 only
-	StateHandleID           string
+	Tag               byte
+	StartKeyGroup     int32
+	NumKeyGroups      int32
+	CheckpointedSize  int64
+	Materialized      []KeyedHandle
+	NonMaterialized   []KeyedHandle
+	MaterializationID int64
+	CheckpointID      int64 // tag 14 only
+	StateHandleID     string
 }
 
 // HandleTag implements KeyedHandle.

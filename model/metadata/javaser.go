@@ -427,7 +427,7 @@ func interpretProperties(top any) (*Properties, string) {
 
 // The class descriptors Flink 1.16–2.x write (serialVersionUIDs from FORMAT.md §9).
 var (
-	jcEnum = &jClass{name: classEnum, flags: scSerializable | scEnum}
+	jcEnum  = &jClass{name: classEnum, flags: scSerializable | scEnum}
 	jcProps = &jClass{name: classCheckpointProperties, suid: 2, flags: scSerializable, fields: []jField{
 		{'Z', "discardCancelled", ""}, {'Z', "discardFailed", ""}, {'Z', "discardFinished", ""},
 		{'Z', "discardSubsumed", ""}, {'Z', "discardSuspended", ""}, {'Z', "forced", ""},

@@ -887,4 +887,3 @@ func appendUnit(out []byte, u uint16) []byte {
 	}
 	return append(out, 0xE0|byte(u>>12), 0x80|byte(u>>6)&0x3F, 0x80|byte(u)&0x3F)
 }
-
