@@ -194,10 +194,10 @@ func (r *SharedStateRegistry) HighestNotClaimedCheckpointID() int64 {
 
 // SharedStateEntry is a read-only view of one registry entry (SharedStateEntry).
 type SharedStateEntry struct {
-	Key                               SharedStateKey
-	Handle                            SharedHandle
-	CreatedByCheckpointID             int64
-	LastUsedCheckpointID              int64
+	Key                                SharedStateKey
+	Handle                             SharedHandle
+	CreatedByCheckpointID              int64
+	LastUsedCheckpointID               int64
 	PreventDiscardingCreatedCheckpoint bool
 }
 

@@ -434,8 +434,8 @@ func ExampleSharedStateRegistry() {
 	sst := SharedHandle{Stream: StreamHandle{Path: "shared/000012.sst", Size: 1024}}
 	_, _ = r.RegisterReference("shared/000012.sst", sst, 1, false) // checkpoint 1 uploads it
 	_, _ = r.RegisterReference("shared/000012.sst", sst, 2, false) // checkpoint 2 reuses it
-	fmt.Println(r.UnregisterUnusedState(2).Discarded)             // checkpoint 1 subsumed
-	fmt.Println(r.UnregisterUnusedState(3).Discarded)             // checkpoint 2 subsumed
+	fmt.Println(r.UnregisterUnusedState(2).Discarded)              // checkpoint 1 subsumed
+	fmt.Println(r.UnregisterUnusedState(3).Discarded)              // checkpoint 2 subsumed
 	// Output:
 	// []
 	// [{shared/000012.sst 1024 false false}]
