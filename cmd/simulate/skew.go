@@ -1,0 +1,516 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/plots"
+)
+
+func init() {
+	register(&command{name: "skew", summary: "key-group skew per (max parallelism, parallelism), or the load of a key sample", run: runSkew})
+}
+
+// ffmt formats a ratio or share with 6 decimals, as printf's %.6f does (correctly rounded from
+// the float64, ties to even on its exact binary value).
+func ffmt(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+
+// parseIntList parses a list such as "1..512", "1,2,4" or "1..8,16,32" into a sorted list
+// without duplicates. Every value must be in 1..32768; "a..b" needs a ≤ b. Errors name the
+// offending token.
+func parseIntList(flagName, s string) ([]int, error) {
+	ints, hasDefault, err := parseList(flagName, s, false)
+	if err == nil && hasDefault {
+		err = fmt.Errorf("%s: internal error: unexpected default", flagName)
+	}
+	return ints, err
+}
+
+// parseMaxList is parseIntList that also accepts the token "default" (Flink's default max
+// parallelism, which depends on the parallelism).
+func parseMaxList(flagName, s string) (ints []int, hasDefault bool, err error) {
+	return parseList(flagName, s, true)
+}
+
+func parseList(flagName, s string, allowDefault bool) ([]int, bool, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, false, fmt.Errorf("%s is empty (want e.g. 1..512, 1,2,4 or 1..8,16,32)", flagName)
+	}
+	var set [model.UpperBoundMaxParallelism + 1]bool
+	hasDefault := false
+	for _, tok := range strings.Split(s, ",") {
+		tok = strings.TrimSpace(tok)
+		if allowDefault && tok == "default" {
+			hasDefault = true
+			continue
+		}
+		if tok == "" {
+			return nil, false, fmt.Errorf("%s: empty item in %q (want e.g. 1..512, 1,2,4 or 1..8,16,32)", flagName, s)
+		}
+		lo, hi, isRange := strings.Cut(tok, "..")
+		a, errA := strconv.Atoi(strings.TrimSpace(lo))
+		b, errB := a, error(nil)
+		if isRange {
+			b, errB = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if errA != nil || errB != nil {
+			return nil, false, fmt.Errorf("%s: %q is not a number or a range a..b", flagName, tok)
+		}
+		if a > b {
+			return nil, false, fmt.Errorf("%s: %q is an empty range (the start is above the end)", flagName, tok)
+		}
+		for _, v := range []int{a, b} {
+			if v < 1 || v > model.UpperBoundMaxParallelism {
+				return nil, false, fmt.Errorf("%s: %d in %q is out of bounds (want 1..%d)", flagName, v, tok, model.UpperBoundMaxParallelism)
+			}
+		}
+		for v := a; v <= b; v++ {
+			set[v] = true
+		}
+	}
+	var out []int
+	for v, in := range set {
+		if in {
+			out = append(out, v)
+		}
+	}
+	return out, hasDefault, nil
+}
+
+// keySample is a key file read for the load commands: one entry per distinct key, in order of
+// first appearance.
+type keySample struct {
+	keys    []plots.KeyLoad
+	names   []string // the key as first written, for messages
+	records int64
+	lines   int
+}
+
+// heaviest returns the index of the key with the most records (the first on ties).
+func (k keySample) heaviest() int {
+	h := 0
+	for i, kl := range k.keys {
+		if kl.Records > k.keys[h].Records {
+			h = i
+		}
+	}
+	return h
+}
+
+// readKeySample streams a key file (or stdin for "-"): one key per line, split on \n only and
+// taken verbatim as in `simulate keygroup`; with weights, each line is key,weight where the
+// weight (a non-negative integer: the records of that line) follows the last comma and the key is
+// everything before it. A first line that is exactly "key,weight" is a header. Keys are
+// distinct by value (int and long keys compare as numbers, strings byte for byte); a key seen
+// on several lines adds up its records.
+func readKeySample(e *env, path, keyType string, weights bool) (keySample, error) {
+	if path == "" {
+		return keySample{}, errors.New("--keys needs a file name (or - for stdin)")
+	}
+	hasher, err := parseKeyType(keyType)
+	if err != nil {
+		return keySample{}, err
+	}
+	var r io.Reader = e.stdin
+	name := "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return keySample{}, fmt.Errorf("--keys: %v", err)
+		}
+		defer f.Close()
+		r, name = f, path
+	}
+	var ks keySample
+	index := map[string]int{}
+	br := bufio.NewReaderSize(r, 1<<16)
+	for lineNo := 1; ; lineNo++ {
+		line, rerr := br.ReadString('\n')
+		if rerr != nil && rerr != io.EOF {
+			return keySample{}, fmt.Errorf("--keys: reading %s: %v", name, rerr)
+		}
+		if rerr == io.EOF && line == "" {
+			break
+		}
+		line = strings.TrimSuffix(line, "\n")
+		key, w := line, int64(1)
+		if weights {
+			i := strings.LastIndexByte(line, ',')
+			if i < 0 {
+				return keySample{}, fmt.Errorf("--keys %s: line %d has no weight (with --weights every line is key,weight)", name, lineNo)
+			}
+			if lineNo == 1 && line == "key,weight" {
+				continue
+			}
+			key = line[:i]
+			ws := strings.TrimSpace(line[i+1:])
+			if w, err = strconv.ParseInt(ws, 10, 64); err != nil || w < 0 {
+				return keySample{}, fmt.Errorf("--keys %s: line %d: weight %q is not a non-negative integer", name, lineNo, ws)
+			}
+		}
+		h, err := hasher(key)
+		if err != nil {
+			return keySample{}, fmt.Errorf("--keys %s: line %d: %v", name, lineNo, err)
+		}
+		canon := key
+		if keyType != "string" {
+			v, _ := strconv.ParseInt(key, 10, 64) // valid: the hasher accepted it
+			canon = strconv.FormatInt(v, 10)
+		}
+		if ks.records > math.MaxInt64-w {
+			return keySample{}, fmt.Errorf("--keys %s: line %d: the total weight overflows a 64-bit integer", name, lineNo)
+		}
+		ks.records += w
+		ks.lines++
+		if i, ok := index[canon]; ok {
+			ks.keys[i].Records += w
+		} else {
+			index[canon] = len(ks.keys)
+			ks.keys = append(ks.keys, plots.KeyLoad{Hash: h, Records: w})
+			ks.names = append(ks.names, key)
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	if len(ks.keys) == 0 {
+		return keySample{}, fmt.Errorf("--keys %s has no keys", name)
+	}
+	if ks.records == 0 {
+		return keySample{}, fmt.Errorf("--keys %s: every weight is 0, so there are no records to balance", name)
+	}
+	return ks, nil
+}
+
+// chartFlags are the flags shared by commands that draw.
+type chartFlags struct {
+	out        *string
+	embedFonts *bool
+}
+
+func addChartFlags(fs *flags) chartFlags {
+	return chartFlags{
+		out:        fs.String("out", "", "draw the chart to `FILE` (.png or .svg by extension), written atomically"),
+		embedFonts: fs.Bool("embed-fonts", false, "embed the fonts in an SVG (larger, renders the same everywhere)"),
+	}
+}
+
+// check validates --out before any work: a known extension.
+func (c chartFlags) check() error {
+	if *c.out == "" {
+		if *c.embedFonts {
+			return errors.New("--embed-fonts needs --out FILE.svg")
+		}
+		return nil
+	}
+	f, err := plots.FormatOf(*c.out)
+	if err != nil {
+		return fmt.Errorf("--out: %v", err)
+	}
+	if *c.embedFonts && f != plots.SVG {
+		return errors.New("--embed-fonts applies to SVG only (--out FILE.svg)")
+	}
+	return nil
+}
+
+// write draws the chart to --out, if given.
+func (c chartFlags) write(chart func() (*plots.Chart, error)) error {
+	if *c.out == "" {
+		return nil
+	}
+	ch, err := chart()
+	if err != nil {
+		return err
+	}
+	if err := ch.WriteFile(*c.out, plots.EncodeOptions{EmbedFonts: *c.embedFonts}); err != nil {
+		return fmt.Errorf("--out: %v", err)
+	}
+	return nil
+}
+
+const skewHelp = `Without --keys: the key-group skew of every (max parallelism M, parallelism p) pair with
+p <= M (pairs with p > M are skipped: Flink cannot run them). Every subtask owns floor(M/p) or
+ceil(M/p) key groups (Flink's ceiling range formula, KeyGroupRangeAssignment.
+computeKeyGroupRangeForOperatorIndex); max_over_mean = max key groups per subtask / (M/p), 1 when
+p divides M, always below 2. With --csv it prints, for every pair (M ascending, then p ascending):
+  max_parallelism,parallelism,min_key_groups,max_key_groups,max_over_mean
+Without --csv it prints one summary line per M: the worst pair, how many p divide M, the mean.
+--max-parallelism default uses Flink's default max parallelism for each p
+(min(max(roundUpToPowerOfTwo(p + p/2), 128), 32768)); the CSV then shows that M on every row.
+Lists: 1..512, 1,2,4 or mixtures such as 1..8,16,32 (each value 1..32768; sorted, duplicates
+dropped). --out draws a line chart (--log-x: log-scale parallelism axis) or, with
+--chart heatmap, an M x p heat map.
+
+With --keys FILE: the load of a key sample at one parallelism P (and max parallelism M,
+default Flink's default for P). Keys are read one per line, split on \n only, verbatim (as in
+'simulate keygroup'); - reads stdin. With --weights every line is key,weight: the weight, a
+non-negative integer counting the records of that line, follows the last comma (the key is
+everything before it, so keys may contain commas; no CSV quoting); a first line "key,weight"
+is a header. Without --weights every line is one record. A key repeated on several lines is
+one distinct key. It prints a table, then the key-group skew (layout), the record skew and the
+distinct-key skew, and splits the busiest subtask's record skew into layout x key skew. With
+--csv it prints only
+  subtask,key_groups,records,distinct_keys,records_share
+(records_share = records / all records). --out draws key groups, records and distinct keys
+per subtask relative to the mean.
+
+Ratios and shares are printed with 6 decimals (printf %.6f). Bad input exits 2 with one line
+on stderr and nothing on stdout; --out is written to a temporary file and renamed, so an
+existing file is only replaced by a complete chart.`
+
+func runSkew(e *env, args []string) int {
+	fs := newFlags("skew", "skew --max-parallelism LIST --parallelism LIST [--csv] [--out FILE.png|.svg [--chart line|heatmap] [--log-x] [--embed-fonts]]\n"+
+		"       simulate skew --keys FILE --key-type int|long|string [--weights] --parallelism P [--max-parallelism M] [--csv] [--out FILE.png|.svg [--embed-fonts]]",
+		skewHelp)
+	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720, 128..1024 or default (with --keys: one value M or default)")
+	par := fs.String("parallelism", "", "parallelisms `LIST`, e.g. 1..512 or 1..8,16,32 (with --keys: one value P)")
+	csvOut := fs.Bool("csv", false, "print CSV (every pair, or every subtask with --keys)")
+	chartKind := fs.String("chart", "line", "`KIND` of chart for --out without --keys: line or heatmap")
+	logX := fs.Bool("log-x", false, "line chart: log-scale parallelism axis")
+	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
+	keyType := fs.String("key-type", "", "with --keys: the key's Java type, int, long or string")
+	weights := fs.Bool("weights", false, "with --keys: every line is key,weight (weight = records)")
+	cf := addChartFlags(fs)
+	pos, done, code := e.parseFlags(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return e.failf("skew", "unexpected argument %q (skew takes only flags)", pos[0])
+	}
+	if err := cf.check(); err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *keysPath != "" || set["keys"] {
+		if set["chart"] || *logX {
+			return e.failf("skew", "--chart and --log-x apply to the skew chart, not to --keys")
+		}
+		return runSkewKeys(e, *keysPath, *keyType, *weights, *par, *maxPar, set["max-parallelism"], *csvOut, cf)
+	}
+	if set["key-type"] || *weights {
+		return e.failf("skew", "--key-type and --weights need --keys FILE")
+	}
+	if *chartKind != "line" && *chartKind != "heatmap" {
+		return e.failf("skew", "--chart %q: want line or heatmap", *chartKind)
+	}
+	if *chartKind == "heatmap" && *logX {
+		return e.failf("skew", "--log-x applies to the line chart, not to --chart heatmap")
+	}
+	if *maxPar == "" {
+		return e.failf("skew", "--max-parallelism is required (e.g. 128,256,720 or default)")
+	}
+	if *par == "" {
+		return e.failf("skew", "--parallelism is required (e.g. 1..512)")
+	}
+	ms, hasDefault, err := parseMaxList("--max-parallelism", *maxPar)
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	ps, err := parseIntList("--parallelism", *par)
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	series := skewSeries(ms, hasDefault, ps)
+	if len(series) == 0 {
+		return e.failf("skew", "no pair with parallelism <= max parallelism (the smallest parallelism is %d, the largest max parallelism %d)", ps[0], ms[len(ms)-1])
+	}
+	var out bytes.Buffer
+	if *csvOut {
+		out.Grow(len(ps) * len(series) * 32)
+		out.WriteString("max_parallelism,parallelism,min_key_groups,max_key_groups,max_over_mean\n")
+		for _, s := range series {
+			for _, pt := range s.Points {
+				out.WriteString(strconv.Itoa(pt.MaxParallelism))
+				out.WriteByte(',')
+				out.WriteString(strconv.Itoa(pt.Parallelism))
+				out.WriteByte(',')
+				out.WriteString(strconv.Itoa(pt.MinKeyGroups))
+				out.WriteByte(',')
+				out.WriteString(strconv.Itoa(pt.MaxKeyGroups))
+				out.WriteByte(',')
+				out.WriteString(ffmt(pt.MaxOverMean))
+				out.WriteByte('\n')
+			}
+		}
+	} else {
+		writeSkewSummary(&out, series, ps)
+	}
+	err = cf.write(func() (*plots.Chart, error) {
+		if *chartKind == "heatmap" {
+			return plots.SkewHeatMap(series)
+		}
+		return plots.SkewLines(series, *logX)
+	})
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	return writeOut(e, "skew", out.Bytes())
+}
+
+// skewSeries computes the skew of every pair with p ≤ M: one series per M (ascending), then the
+// default-M series if asked for. Series with no pair are left out.
+func skewSeries(ms []int, hasDefault bool, ps []int) []plots.SkewSeries {
+	var series []plots.SkewSeries
+	for _, m := range ms {
+		s := plots.SkewSeries{Label: "M=" + strconv.Itoa(m)}
+		for _, p := range ps {
+			if p > m {
+				break
+			}
+			sk, err := plots.KeyGroupSkew(m, p)
+			if err != nil {
+				panic("simulate: internal error: " + err.Error()) // both were validated
+			}
+			s.Points = append(s.Points, sk)
+		}
+		if len(s.Points) > 0 {
+			series = append(series, s)
+		}
+	}
+	if hasDefault {
+		s := plots.SkewSeries{Label: "Flink default M"}
+		for _, p := range ps {
+			m, err := model.ComputeDefaultMaxParallelism(p)
+			if err == nil {
+				var sk plots.Skew
+				if sk, err = plots.KeyGroupSkew(m, p); err == nil {
+					s.Points = append(s.Points, sk)
+					continue
+				}
+			}
+			panic("simulate: internal error: " + err.Error()) // p was validated; default M ≥ p
+		}
+		series = append(series, s)
+	}
+	return series
+}
+
+func writeSkewSummary(w io.Writer, series []plots.SkewSeries, ps []int) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "max_parallelism\tparallelisms\tbalanced\tworst_max_over_mean\tat_parallelism\tmean_max_over_mean")
+	for _, s := range series {
+		worst := s.Points[0]
+		balanced, sum := 0, 0.0
+		for _, pt := range s.Points {
+			if pt.MaxOverMean > worst.MaxOverMean {
+				worst = pt
+			}
+			if pt.MaxOverMean == 1 {
+				balanced++
+			}
+			sum += pt.MaxOverMean
+		}
+		label := strings.TrimPrefix(s.Label, "M=")
+		if label == s.Label {
+			label = "default"
+		}
+		at := strconv.Itoa(worst.Parallelism)
+		if label == "default" {
+			at += fmt.Sprintf(" (M=%d)", worst.MaxParallelism)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", label, len(s.Points), balanced, ffmt(worst.MaxOverMean), at, ffmt(sum/float64(len(s.Points))))
+	}
+	tw.Flush()
+	skipped := 0
+	for _, s := range series {
+		skipped += len(ps) - len(s.Points)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(w, "(%d pairs with parallelism > max parallelism skipped)\n", skipped)
+	}
+}
+
+func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList string, maxSet, csvOut bool, cf chartFlags) int {
+	if parList == "" {
+		return e.failf("skew", "--parallelism P is required with --keys")
+	}
+	p, err := strconv.Atoi(strings.TrimSpace(parList))
+	if err != nil {
+		return e.failf("skew", "--parallelism %q: with --keys give one parallelism P (1..%d)", parList, model.UpperBoundMaxParallelism)
+	}
+	m := optInt{}
+	if maxSet && maxList != "default" {
+		if err := m.Set(strings.TrimSpace(maxList)); err != nil {
+			return e.failf("skew", "--max-parallelism %q: with --keys give one max parallelism M or default", maxList)
+		}
+	}
+	p, maxPar, err := resolveParallelism(optInt{v: p, set: true}, m)
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	ks, err := readKeySample(e, path, keyType, weights)
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	load, err := plots.LoadPerSubtask(ks.keys, maxPar, p)
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	var out bytes.Buffer
+	if csvOut {
+		out.WriteString("subtask,key_groups,records,distinct_keys,records_share\n")
+		for _, s := range load.Subtasks {
+			fmt.Fprintf(&out, "%d,%d,%d,%d,%s\n", s.Subtask, s.KeyGroups, s.Records, s.DistinctKeys, ffmt(float64(s.Records)/float64(load.Records)))
+		}
+	} else {
+		writeLoadReport(&out, load, ks)
+	}
+	if err := cf.write(func() (*plots.Chart, error) { return plots.LoadBars(load) }); err != nil {
+		return e.failf("skew", "%v", err)
+	}
+	return writeOut(e, "skew", out.Bytes())
+}
+
+func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
+	fmt.Fprintf(w, "max parallelism %d, parallelism %d: %d records, %d distinct keys, %d lines\n\n", l.MaxParallelism, l.Parallelism, l.Records, l.DistinctKeys, ks.lines)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "subtask\tkey_groups\trecords\tdistinct_keys\trecords_share\t")
+	for _, s := range l.Subtasks {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t\n", s.Subtask, s.KeyGroups, s.Records, s.DistinctKeys, ffmt(float64(s.Records)/float64(l.Records)))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	peakLine := func(name string, pk plots.Peak) {
+		fmt.Fprintf(tw, "%s\tmax/mean %s\t(subtask %d: %s, mean %s)\n", name, ffmt(pk.MaxOverMean), pk.Subtask, strconv.FormatFloat(pk.Max, 'f', -1, 64), ffmt(pk.Mean))
+	}
+	peakLine("key-group skew (layout):", l.KeyGroupPeak())
+	peakLine("record skew:", l.RecordPeak())
+	peakLine("distinct-key skew:", l.DistinctKeyPeak())
+	tw.Flush()
+	h := l.Hotspot()
+	fmt.Fprintf(w, "busiest subtask %d: %s x the mean records = %s x the mean key groups (layout) x %s x the mean records per key group (key skew)\n",
+		h.Subtask, ffmt(h.RecordsOverMean), ffmt(h.KeyGroupsOverMean), ffmt(h.DensityOverMean))
+	hk := ks.heaviest()
+	meanPerSubtask := float64(l.Records) / float64(l.Parallelism)
+	heavy := ks.keys[hk].Records
+	fmt.Fprintf(w, "heaviest key: %q with %d records (%s of all records, %s x a subtask's mean)\n",
+		ks.names[hk], heavy, ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
+	var verdict string
+	switch {
+	case h.RecordsOverMean < 1.05:
+		verdict = "balanced: the busiest subtask carries less than 5% above the mean"
+	case h.DensityOverMean >= h.KeyGroupsOverMean:
+		verdict = "mostly key skew: the busiest subtask's key groups hold more records per key group than average; " +
+			"another max parallelism or parallelism only regroups whole key groups and cannot split a key"
+	default:
+		verdict = "mostly key-group skew: the busiest subtask owns more key groups than average; " +
+			"a max parallelism that the parallelism divides removes this part (see 'simulate advise')"
+	}
+	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	if float64(heavy) > meanPerSubtask {
+		fmt.Fprintf(w, "note: the heaviest key alone exceeds a subtask's fair share, so no parallelism can balance this sample\n")
+	}
+}

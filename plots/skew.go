@@ -1,0 +1,423 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// Skew is the key-group balance of one (max parallelism M, parallelism p) pair under Flink's
+// KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex: every subtask owns ⌊M/p⌋ or
+// ⌈M/p⌉ key groups, and exactly M mod p subtasks own the larger number.
+type Skew struct {
+	MaxParallelism int // M, the number of key groups
+	Parallelism    int // p, the number of subtasks
+	MinKeyGroups   int // the fewest key groups any subtask owns (⌊M/p⌋)
+	MaxKeyGroups   int // the most key groups any subtask owns (⌈M/p⌉)
+	SubtasksAtMax  int // how many subtasks own MaxKeyGroups (M mod p, or p when p divides M)
+	// MaxOverMean is MaxKeyGroups / (M/p): how much more than its fair share the most loaded
+	// subtask carries. 1 means perfectly balanced; it is always below 2.
+	MaxOverMean float64
+}
+
+// MeanKeyGroups is M/p, the key groups a subtask would own if they divided evenly.
+func (s Skew) MeanKeyGroups() float64 {
+	return float64(s.MaxParallelism) / float64(s.Parallelism)
+}
+
+// checkPair applies Flink's preconditions of computeKeyGroupRangeForOperatorIndex: both values in
+// 1..32768 and maxParallelism ≥ parallelism.
+func checkPair(maxParallelism, parallelism int) error {
+	if err := model.CheckParallelismPreconditions(maxParallelism); err != nil {
+		return fmt.Errorf("max parallelism %d is out of bounds (want 1..%d): %w", maxParallelism, model.UpperBoundMaxParallelism, err)
+	}
+	if err := model.CheckParallelismPreconditions(parallelism); err != nil {
+		return fmt.Errorf("parallelism %d is out of bounds (want 1..%d): %w", parallelism, model.UpperBoundMaxParallelism, err)
+	}
+	if maxParallelism < parallelism {
+		return &model.MaxParallelismBelowParallelismError{MaxParallelism: maxParallelism, Parallelism: parallelism}
+	}
+	return nil
+}
+
+// KeyGroupSkew returns the key-group balance of M = maxParallelism key groups over
+// p = parallelism subtasks, in O(1). It is exact: the ceiling formula Flink uses gives each
+// subtask ⌈(i+1)M/p⌉ − ⌈iM/p⌉ key groups, which is ⌊M/p⌋ or ⌈M/p⌉, and since the sizes sum to M,
+// M mod p of them are the larger. Both values must be in 1..32768 with M ≥ p (errors match
+// model.ErrParallelismOutOfBounds and model.ErrMaxParallelismBelowParallelism).
+func KeyGroupSkew(maxParallelism, parallelism int) (Skew, error) {
+	if err := checkPair(maxParallelism, parallelism); err != nil {
+		return Skew{}, err
+	}
+	return keyGroupSkew(maxParallelism, parallelism), nil
+}
+
+// keyGroupSkew is KeyGroupSkew without the checks.
+func keyGroupSkew(m, p int) Skew {
+	q, r := m/p, m%p
+	s := Skew{MaxParallelism: m, Parallelism: p, MinKeyGroups: q, MaxKeyGroups: q, SubtasksAtMax: p, MaxOverMean: 1}
+	if r != 0 {
+		s.MaxKeyGroups = q + 1
+		s.SubtasksAtMax = r
+		// (q+1)·p ≤ M+p ≤ 65536: both operands are exact, so the quotient is correctly rounded.
+		s.MaxOverMean = float64((q+1)*p) / float64(m)
+	}
+	return s
+}
+
+// Moved is the share of keyed state that changes subtask when a job with max parallelism M is
+// rescaled from one parallelism to another, counted in key groups (the unit Flink moves).
+type Moved struct {
+	MaxParallelism int
+	From, To       int
+	KeyGroupsMoved int     // key groups whose owning subtask index differs after the rescale
+	Fraction       float64 // KeyGroupsMoved / MaxParallelism
+}
+
+// MovedFraction counts the key groups kg in 0..M−1 whose subtask kg·from/M
+// (KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup) differs from kg·to/M. A key group
+// that stays at the same subtask index needs no transfer (with local recovery it is not even
+// downloaded); every other one is read by a different subtask. If state is spread evenly over
+// key groups, Fraction is the share of state that moves. Both parallelisms must be in
+// 1..32768 and at most M.
+func MovedFraction(maxParallelism, from, to int) (Moved, error) {
+	if err := checkPair(maxParallelism, from); err != nil {
+		return Moved{}, err
+	}
+	if err := checkPair(maxParallelism, to); err != nil {
+		return Moved{}, err
+	}
+	n := 0
+	for kg := range maxParallelism {
+		if model.ComputeOperatorIndexForKeyGroup(maxParallelism, from, kg) != model.ComputeOperatorIndexForKeyGroup(maxParallelism, to, kg) {
+			n++
+		}
+	}
+	return Moved{MaxParallelism: maxParallelism, From: from, To: to, KeyGroupsMoved: n, Fraction: float64(n) / float64(maxParallelism)}, nil
+}
+
+// KeyLoad is one distinct key of a sample: its Java hashCode (see model.JavaIntHash and friends)
+// and the number of records that carry it.
+type KeyLoad struct {
+	Hash    int32
+	Records int64
+}
+
+// KeyGroupLoads is a key sample folded into key groups: Records[kg] and DistinctKeys[kg] for every
+// key group kg in 0..MaxParallelism−1.
+type KeyGroupLoads struct {
+	MaxParallelism int
+	Records        []int64
+	DistinctKeys   []int
+}
+
+// LoadPerKeyGroup routes every key of the sample to its key group
+// (model.ComputeKeyGroupForKeyHash) and sums records and distinct keys per key group. Each entry
+// of keys must be a different key (two different keys may share a hash); records must not be
+// negative and their total must fit in an int64.
+func LoadPerKeyGroup(keys []KeyLoad, maxParallelism int) (KeyGroupLoads, error) {
+	if err := model.CheckParallelismPreconditions(maxParallelism); err != nil {
+		return KeyGroupLoads{}, fmt.Errorf("max parallelism %d is out of bounds (want 1..%d): %w", maxParallelism, model.UpperBoundMaxParallelism, err)
+	}
+	l := KeyGroupLoads{MaxParallelism: maxParallelism, Records: make([]int64, maxParallelism), DistinctKeys: make([]int, maxParallelism)}
+	var total int64
+	for i, k := range keys {
+		if k.Records < 0 {
+			return KeyGroupLoads{}, fmt.Errorf("key %d has a negative record count %d", i+1, k.Records)
+		}
+		if total > math.MaxInt64-k.Records {
+			return KeyGroupLoads{}, fmt.Errorf("the total record count overflows int64 at key %d", i+1)
+		}
+		total += k.Records
+		kg := model.ComputeKeyGroupForKeyHash(k.Hash, maxParallelism)
+		l.Records[kg] += k.Records
+		l.DistinctKeys[kg]++
+	}
+	return l, nil
+}
+
+// SubtaskLoad is what one subtask carries for a key sample.
+type SubtaskLoad struct {
+	Subtask      int
+	KeyGroups    int   // the size of the subtask's key-group range
+	Records      int64 // records of the sample routed to the subtask
+	DistinctKeys int   // distinct keys of the sample routed to the subtask
+}
+
+// Load is a key sample spread over the subtasks of one (M, p) pair.
+type Load struct {
+	MaxParallelism int
+	Parallelism    int
+	Subtasks       []SubtaskLoad // indexed by subtask
+	Records        int64         // total over all subtasks
+	DistinctKeys   int           // total over all subtasks
+}
+
+// PerSubtask sums the key groups of every subtask's range (Flink's ceiling formula) for
+// parallelism p, which must be in 1..M.
+func (l KeyGroupLoads) PerSubtask(parallelism int) (Load, error) {
+	if err := checkPair(l.MaxParallelism, parallelism); err != nil {
+		return Load{}, err
+	}
+	out := Load{MaxParallelism: l.MaxParallelism, Parallelism: parallelism, Subtasks: make([]SubtaskLoad, parallelism)}
+	for i := range out.Subtasks {
+		r, err := model.ComputeKeyGroupRangeForOperatorIndex(l.MaxParallelism, parallelism, i)
+		if err != nil {
+			return Load{}, err
+		}
+		s := SubtaskLoad{Subtask: i, KeyGroups: r.NumberOfKeyGroups()}
+		for kg := r.Start; kg <= r.End; kg++ {
+			s.Records += l.Records[kg]
+			s.DistinctKeys += l.DistinctKeys[kg]
+		}
+		out.Subtasks[i] = s
+		out.Records += s.Records
+		out.DistinctKeys += s.DistinctKeys
+	}
+	return out, nil
+}
+
+// LoadPerSubtask is LoadPerKeyGroup followed by PerSubtask: the per-subtask load of a key sample
+// at max parallelism M and parallelism p.
+func LoadPerSubtask(keys []KeyLoad, maxParallelism, parallelism int) (Load, error) {
+	if err := checkPair(maxParallelism, parallelism); err != nil {
+		return Load{}, err
+	}
+	kgl, err := LoadPerKeyGroup(keys, maxParallelism)
+	if err != nil {
+		return Load{}, err
+	}
+	return kgl.PerSubtask(parallelism)
+}
+
+// Peak is the most loaded subtask by one measure and how far above the mean it is.
+type Peak struct {
+	Subtask     int     // the lowest-indexed subtask with the maximum
+	Max         float64 // its value
+	Mean        float64 // the total divided by the parallelism
+	MaxOverMean float64 // Max / Mean; 0 when the total is 0
+}
+
+func peak(p int, value func(i int) float64) Peak {
+	var pk Peak
+	total := 0.0
+	for i := range p {
+		v := value(i)
+		total += v
+		if i == 0 || v > pk.Max {
+			pk.Subtask, pk.Max = i, v
+		}
+	}
+	pk.Mean = total / float64(p)
+	if pk.Mean > 0 {
+		pk.MaxOverMean = pk.Max / pk.Mean
+	}
+	return pk
+}
+
+// KeyGroupPeak is the subtask with the most key groups (the layout's skew).
+func (l Load) KeyGroupPeak() Peak {
+	return peak(l.Parallelism, func(i int) float64 { return float64(l.Subtasks[i].KeyGroups) })
+}
+
+// RecordPeak is the subtask with the most records (the skew a job would see).
+func (l Load) RecordPeak() Peak {
+	return peak(l.Parallelism, func(i int) float64 { return float64(l.Subtasks[i].Records) })
+}
+
+// DistinctKeyPeak is the subtask with the most distinct keys (the state-size skew, if every key
+// holds the same amount of state).
+func (l Load) DistinctKeyPeak() Peak {
+	return peak(l.Parallelism, func(i int) float64 { return float64(l.Subtasks[i].DistinctKeys) })
+}
+
+// Hotspot splits the record skew of the busiest subtask into its two causes:
+// RecordsOverMean = KeyGroupsOverMean × DensityOverMean, where KeyGroupsOverMean is the
+// key-group layout (how many more key groups than average the subtask owns) and DensityOverMean
+// is the key skew (how many more records per key group than the sample's average its key
+// groups carry).
+type Hotspot struct {
+	Subtask           int
+	RecordsOverMean   float64
+	KeyGroupsOverMean float64
+	DensityOverMean   float64
+}
+
+// Hotspot returns the decomposition for the subtask with the most records (zero when the
+// sample has no records).
+func (l Load) Hotspot() Hotspot {
+	rp := l.RecordPeak()
+	if l.Records == 0 {
+		return Hotspot{Subtask: rp.Subtask}
+	}
+	s := l.Subtasks[rp.Subtask]
+	kgOverMean := float64(s.KeyGroups) * float64(l.Parallelism) / float64(l.MaxParallelism)
+	density := (float64(s.Records) / float64(s.KeyGroups)) / (float64(l.Records) / float64(l.MaxParallelism))
+	return Hotspot{Subtask: rp.Subtask, RecordsOverMean: rp.MaxOverMean, KeyGroupsOverMean: kgOverMean, DensityOverMean: density}
+}
+
+// WorstRecordSkew returns, over the parallelisms 1..maxParallelism (each at most M), the
+// parallelism at which the busiest subtask carries the most records relative to the mean, and
+// that ratio (the smallest such parallelism on ties; ratio 0 when the sample has no records). It
+// uses prefix sums, so the cost is O(M + Σp).
+func (l KeyGroupLoads) WorstRecordSkew(maxParallelism int) (parallelism int, maxOverMean float64, err error) {
+	if err := checkPair(l.MaxParallelism, maxParallelism); err != nil {
+		return 0, 0, err
+	}
+	m := l.MaxParallelism
+	prefix := make([]int64, m+1)
+	for kg, r := range l.Records {
+		prefix[kg+1] = prefix[kg] + r
+	}
+	total := prefix[m]
+	if total == 0 {
+		return 1, 0, nil
+	}
+	parallelism, maxOverMean = 1, 1
+	for p := 2; p <= maxParallelism; p++ {
+		var hi int64
+		for i := range p {
+			start := (i*m + p - 1) / p
+			end := ((i+1)*m - 1) / p
+			hi = max(hi, prefix[end+1]-prefix[start])
+		}
+		r := float64(hi) * float64(p) / float64(total)
+		if r > maxOverMean {
+			parallelism, maxOverMean = p, r
+		}
+	}
+	return parallelism, maxOverMean, nil
+}
+
+// DefaultCandidates are the max parallelisms Advise considers by default: the powers of two
+// 128..32768 (Flink's default is one of them) and the highly composite numbers in that range
+// (each has more divisors than any smaller number, so more parallelisms divide it evenly):
+// 180, 240, 360, 720, 840, 1260, 1680, 2520 (= lcm(1..10)), 5040, 7560, 10080, 15120, 20160,
+// 25200 and 27720 (= lcm(1..12), the only value ≤ 32768 that every parallelism 1..12 divides).
+var DefaultCandidates = []int{
+	128, 180, 240, 256, 360, 512, 720, 840, 1024, 1260, 1680, 2048, 2520, 4096, 5040, 7560,
+	8192, 10080, 15120, 16384, 20160, 25200, 27720, 32768,
+}
+
+// AdviseOptions configures Advise.
+type AdviseOptions struct {
+	// MaxExpectedParallelism is N: the job may run at any parallelism 1..N. Required, 1..32768.
+	MaxExpectedParallelism int
+	// Candidates are the max parallelisms to rank (nil: DefaultCandidates). Those below N are
+	// dropped: Flink cannot run a parallelism above the max parallelism.
+	Candidates []int
+	// Tolerance is the resolution at which worst-case skews are compared: a candidate's
+	// worst-case MaxOverMean is rounded up to the next multiple of Tolerance above 1 (its Step),
+	// and candidates with the same Step are tied, the smaller M first. 0 compares exact values.
+	Tolerance float64
+	// Keys, when not nil, is a key sample whose worst-case record skew over 1..N is reported
+	// for every candidate (it does not change the ranking).
+	Keys []KeyLoad
+}
+
+// SampleSkew is the worst record skew of a key sample over the parallelisms 1..N.
+type SampleSkew struct {
+	Parallelism int
+	MaxOverMean float64
+}
+
+// Candidate is one ranked max parallelism.
+type Candidate struct {
+	MaxParallelism int
+	// Worst is the pair (M, p), p in 1..N, with the highest MaxOverMean (the smallest such p).
+	Worst Skew
+	// Step is ⌈(Worst.MaxOverMean − 1) / Tolerance⌉ (with 1e-9 slack for rounding), or 0 when
+	// Tolerance is 0. It is the primary ranking key.
+	Step int
+	// Balanced counts the parallelisms in 1..N that divide M (MaxOverMean exactly 1).
+	Balanced int
+	// MeanMaxOverMean is the average MaxOverMean over p in 1..N.
+	MeanMaxOverMean float64
+	// KeyGroupsPerSubtaskAtN is M/N: per-key-group bookkeeping each subtask carries at N.
+	KeyGroupsPerSubtaskAtN float64
+	// RocksDBPrefixBytes is the key-group prefix every RocksDB key carries:
+	// CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix, 1 for M ≤ 128, else 2.
+	RocksDBPrefixBytes int
+	// Sample is the worst record skew of AdviseOptions.Keys (nil without keys).
+	Sample *SampleSkew
+}
+
+// Advise ranks candidate max parallelisms by the worst key-group skew a job would see at any
+// parallelism 1..N: by Step, then (ties, including every exact tie) by the smaller M, because
+// per-key-group overhead grows with M (an 8-byte offset per key group in every keyed-state
+// checkpoint, a state map per key group and state and a timer deduplication map per key group
+// on the heap backend). With Tolerance 0, by the exact worst-case value, then by M.
+func Advise(opts AdviseOptions) ([]Candidate, error) {
+	n := opts.MaxExpectedParallelism
+	if err := model.CheckParallelismPreconditions(n); err != nil {
+		return nil, fmt.Errorf("max expected parallelism %d is out of bounds (want 1..%d): %w", n, model.UpperBoundMaxParallelism, err)
+	}
+	if opts.Tolerance < 0 || math.IsNaN(opts.Tolerance) || math.IsInf(opts.Tolerance, 0) {
+		return nil, fmt.Errorf("tolerance %v must be a finite number ≥ 0", opts.Tolerance)
+	}
+	cands := opts.Candidates
+	if cands == nil {
+		cands = DefaultCandidates
+	}
+	ms := slices.Clone(cands)
+	slices.Sort(ms)
+	ms = slices.Compact(ms)
+	var out []Candidate
+	for _, m := range ms {
+		if err := model.CheckParallelismPreconditions(m); err != nil {
+			return nil, fmt.Errorf("candidate max parallelism %d is out of bounds (want 1..%d): %w", m, model.UpperBoundMaxParallelism, err)
+		}
+		if m < n {
+			continue
+		}
+		c := Candidate{MaxParallelism: m, KeyGroupsPerSubtaskAtN: float64(m) / float64(n), RocksDBPrefixBytes: 1}
+		if m > 128 {
+			c.RocksDBPrefixBytes = 2
+		}
+		sum := 0.0
+		for p := 1; p <= n; p++ {
+			s := keyGroupSkew(m, p)
+			sum += s.MaxOverMean
+			if s.MaxOverMean == 1 {
+				c.Balanced++
+			}
+			if p == 1 || s.MaxOverMean > c.Worst.MaxOverMean {
+				c.Worst = s
+			}
+		}
+		c.MeanMaxOverMean = sum / float64(n)
+		if opts.Tolerance > 0 {
+			c.Step = int(math.Ceil((c.Worst.MaxOverMean-1)/opts.Tolerance - 1e-9))
+		}
+		if opts.Keys != nil {
+			kgl, err := LoadPerKeyGroup(opts.Keys, m)
+			if err != nil {
+				return nil, err
+			}
+			p, r, err := kgl.WorstRecordSkew(n)
+			if err != nil {
+				return nil, err
+			}
+			c.Sample = &SampleSkew{Parallelism: p, MaxOverMean: r}
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no candidate max parallelism is ≥ the max expected parallelism %d", n)
+	}
+	slices.SortStableFunc(out, func(a, b Candidate) int {
+		if a.Step != b.Step {
+			return a.Step - b.Step
+		}
+		if a.Worst.MaxOverMean != b.Worst.MaxOverMean && opts.Tolerance == 0 {
+			if a.Worst.MaxOverMean < b.Worst.MaxOverMean {
+				return -1
+			}
+			return 1
+		}
+		return a.MaxParallelism - b.MaxParallelism
+	})
+	return out, nil
+}
