@@ -456,7 +456,8 @@ func MovedChart(rows []Moved) (*Chart, error) {
 		b.LineStyle.Width = 0
 		p.Add(b)
 		p.NominalX(names...)
-		p.Y.Min, p.Y.Max = 0, 1
+		p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
+		p.Y.Min, p.Y.Max = 0, 1.05
 		return plotChart(p), nil
 	}
 	p := newPlot(fmt.Sprintf("State moved by rescaling from %d", rows[0].From), "target parallelism q", "fraction of key groups that change subtask")
