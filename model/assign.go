@@ -607,7 +607,8 @@ func javaHashMapPutOrder(ids []OperatorID) []int {
 	threshold := int(float32(capacity) * 0.75)
 	hashes := make([]uint32, len(ids))
 	for i, id := range ids {
-		hashes[i] = uint32(spreadHash(operatorIDHashCode(id)))
+		h := operatorIDHashCode(id)
+		hashes[i] = uint32(h) ^ uint32(h)>>16 // HashMap.hash
 	}
 	counts := make([]int, capacity)
 	grow := func(inserted int) { // HashMap.resize
@@ -625,7 +626,7 @@ func javaHashMapPutOrder(ids []OperatorID) []int {
 	for i, h := range hashes {
 		b := h & uint32(capacity-1)
 		counts[b]++
-		if counts[b] > javaHashMapTreeifyThreshold && capacity < javaHashMapMinTreeifyCap {
+		if counts[b] > 8 && capacity < 64 { // TREEIFY_THRESHOLD, MIN_TREEIFY_CAPACITY
 			grow(i + 1) // treeifyBin on a small table
 		}
 		if i+1 > threshold {
@@ -664,7 +665,7 @@ func javaRequiredCapacity(expected int) int {
 // javaTableSizeFor models HashMap.tableSizeFor: the smallest power of two ≥ c (1 for c ≤ 1).
 func javaTableSizeFor(c int) int {
 	n := 1
-	for n < c && n < javaHashMapMaximumCapacity {
+	for n < c && n < 1<<30 { // MAXIMUM_CAPACITY
 		n <<= 1
 	}
 	return n
