@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
 )
 
 // realDir is where the real Flink _metadata files live: beside the module root.
@@ -79,4 +82,135 @@ func TestReadRealFiles(t *testing.T) {
 		}
 	}
 	t.Logf("files per version: %v", perVersion)
+}
+
+func readReal(t *testing.T, name string) *File {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(realDir, name))
+	if err != nil {
+		t.Skipf("real Flink metadata file %s not found (%v); skipping", name, err)
+	}
+	f, err := Read(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return f
+}
+
+// TestKafkaFacts checks the facts the issue lists on the Kafka connector's files.
+func TestKafkaFacts(t *testing.T) {
+	tests := []struct {
+		file, uid, id string
+		parallelism   int32
+	}{
+		{"kafka-enum1.metadata", "kafka-source-operator-uid", "cb16aa5adb311e8ac72482def19accbe", 3},
+		{"kafka-enum2.metadata", "kafka-source-operator-uid", "cb16aa5adb311e8ac72482def19accbe", 3},
+		{"kafka-enum3.metadata", "kafka-source-operator-uid", "cb16aa5adb311e8ac72482def19accbe", 3},
+		{"kafka-table-state-offsets.metadata", "kafka-source-uid", "a4122ae5704b2a344a4284a3b4b9ee29", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f := readReal(t, tt.file)
+			if got := model.OperatorIDFromUID(tt.uid).String(); got != tt.id {
+				t.Fatalf("OperatorIDFromUID(%q) = %s, want %s", tt.uid, got, tt.id)
+			}
+			var op *Operator
+			for i := range f.Operators {
+				if f.Operators[i].ID.String() == tt.id {
+					op = &f.Operators[i]
+				}
+			}
+			if op == nil {
+				t.Fatalf("no operator %s in %s", tt.id, tt.file)
+			}
+			if f.Version >= 5 && op.UID != tt.uid {
+				t.Errorf("stored uid = %q, want %q", op.UID, tt.uid)
+			}
+			if op.Parallelism != tt.parallelism || op.MaxParallelism != 128 {
+				t.Errorf("parallelism %d, max %d; want %d, 128", op.Parallelism, op.MaxParallelism, tt.parallelism)
+			}
+			if tt.file == "kafka-table-state-offsets.metadata" {
+				return
+			}
+			if op.CoordinatorState == nil {
+				t.Errorf("no coordinator state")
+			}
+			perSubtask := map[int32]int{}
+			for _, s := range op.Subtasks {
+				h := s.ManagedOperatorState
+				if h == nil || len(h.States) != 1 || h.States[0].Name != "SourceReaderState" || h.States[0].Mode != 0 {
+					t.Fatalf("subtask %d: want one SPLIT_DISTRIBUTE SourceReaderState, got %+v", s.Index, h)
+				}
+				perSubtask[s.Index] = len(h.States[0].Offsets)
+			}
+			if diff := cmp.Diff(map[int32]int{0: 3, 1: 4, 2: 3}, perSubtask); diff != "" {
+				t.Errorf("SourceReaderState entries per subtask (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUIDsMatchIDs checks, on every version-5 file, that an operator's stored uid hashes to its
+// operator ID.
+func TestUIDsMatchIDs(t *testing.T) {
+	files := realFiles(t)
+	checked := 0
+	for _, name := range sortedNames(files) {
+		f, err := Read(files[name])
+		if err != nil {
+			continue
+		}
+		for _, op := range f.Operators {
+			if op.UID == "" {
+				continue
+			}
+			checked++
+			if got := model.OperatorIDFromUID(op.UID); got != op.ID {
+				t.Errorf("%s: uid %q hashes to %s, operator ID is %s", name, op.UID, got, op.ID)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Errorf("no operator with a uid found")
+	}
+}
+
+// TestModelRealFiles converts every real file and checks that the model agrees with the file:
+// subtask slots, key-group ranges inside [0, max parallelism), and the model's total state size
+// equals the file's.
+func TestModelRealFiles(t *testing.T) {
+	files := realFiles(t)
+	for _, name := range sortedNames(files) {
+		f, err := Read(files[name])
+		if err != nil {
+			continue
+		}
+		md := f.Model()
+		if len(md.Operators) != len(f.Operators) || md.CheckpointID != f.CheckpointID {
+			t.Fatalf("%s: model has %d operators, file %d", name, len(md.Operators), len(f.Operators))
+		}
+		if (md.Properties == nil) != (f.Version < 4) {
+			t.Errorf("%s: properties presence wrong for version %d", name, f.Version)
+		}
+		for i, op := range md.Operators {
+			fo := f.Operators[i]
+			if len(op.Subtasks) > op.Parallelism {
+				t.Errorf("%s: operator %s has %d subtask slots for parallelism %d", name, op.OperatorID, len(op.Subtasks), op.Parallelism)
+			}
+			if op.NumberOfSubtaskEntries() != len(fo.Subtasks) {
+				t.Errorf("%s: operator %s: %d model entries, %d in file", name, op.OperatorID, op.NumberOfSubtaskEntries(), len(fo.Subtasks))
+			}
+			for _, st := range op.Subtasks {
+				if st == nil {
+					continue
+				}
+				for _, h := range append(append([]model.KeyedStateHandle{}, st.ManagedKeyedState...), st.RawKeyedState...) {
+					r := h.KeyGroupRange()
+					if !r.IsEmpty() && (r.Start < 0 || r.End >= op.MaxParallelism) {
+						t.Errorf("%s: operator %s: keyed range %v outside max parallelism %d", name, op.OperatorID, r, op.MaxParallelism)
+					}
+				}
+			}
+		}
+	}
 }

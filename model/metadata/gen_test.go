@@ -1,0 +1,315 @@
+package metadata
+
+import (
+	"github.com/restoresim/restoresim/model"
+	"pgregory.net/rapid"
+)
+
+// Generators of valid Files for the write → read property and fuzz seeds. Every File they make
+// obeys the rules Read enforces, so Read(Marshal(f)) must give f back.
+
+func genString(t *rapid.T, label string) string {
+	return rapid.StringN(0, 12, 40).Draw(t, label)
+}
+
+func genBytes(t *rapid.T, label string) []byte {
+	return rapid.SliceOfN(rapid.Byte(), 0, 24).Draw(t, label)
+}
+
+func genOffsets(t *rapid.T, label string) []int64 {
+	return rapid.SliceOfN(rapid.Int64(), 0, 6).Draw(t, label)
+}
+
+func genStream(t *rapid.T, depth int, allowNull bool) *StreamHandle {
+	tags := []byte{TagByteStream, TagFile, TagRelativeFile, TagSegmentFile, TagEmptySegmentFile}
+	if allowNull {
+		tags = append(tags, TagNull)
+	}
+	if depth < 3 {
+		tags = append(tags, TagKeyGroups)
+	}
+	tag := rapid.SampledFrom(tags).Draw(t, "streamTag")
+	h := &StreamHandle{Tag: tag}
+	switch tag {
+	case TagNull:
+		return nil
+	case TagByteStream:
+		h.Name = genString(t, "name")
+		h.Data = genBytes(t, "data")
+	case TagFile, TagRelativeFile:
+		h.Path = genString(t, "path")
+		h.Size = rapid.Int64().Draw(t, "size")
+	case TagSegmentFile:
+		h.StartPos = rapid.Int64().Draw(t, "startPos")
+		h.Size = rapid.Int64().Draw(t, "size")
+		h.Scope = rapid.Int32Range(0, 1).Draw(t, "scope")
+		h.Path = genString(t, "path")
+		h.LogicalFileID = genString(t, "logical")
+	case TagKeyGroups:
+		h.KeyGroups = genKeyGroups(t, TagKeyGroups, depth+1)
+	}
+	return h
+}
+
+func genKeyGroups(t *rapid.T, tag byte, depth int) *KeyGroupsHandle {
+	h := &KeyGroupsHandle{Tag: tag, StartKeyGroup: rapid.Int32Range(0, 1000).Draw(t, "start"),
+		Offsets: genOffsets(t, "offsets"), Delegate: genStream(t, depth, false)}
+	if tag == TagKeyGroupsV2 {
+		h.StateHandleID = genString(t, "id")
+	}
+	return h
+}
+
+func genPaths(t *rapid.T, depth int) []PathHandle {
+	n := rapid.IntRange(0, 2).Draw(t, "numPaths")
+	var v []PathHandle
+	for i := 0; i < n; i++ {
+		v = append(v, PathHandle{LocalPath: genString(t, "local"), Handle: genStream(t, depth, true)})
+	}
+	return v
+}
+
+func genChangelogPart(t *rapid.T, depth int) KeyedHandle {
+	start, num := rapid.Int32Range(0, 1000).Draw(t, "start"), rapid.Int32Range(-2, 50).Draw(t, "num")
+	switch rapid.IntRange(0, 3).Draw(t, "partKind") {
+	case 0:
+		return nil
+	case 1:
+		h := &InMemoryChangelogHandle{StartKeyGroup: start, NumKeyGroups: num, From: rapid.Int64().Draw(t, "from"),
+			To: rapid.Int64().Draw(t, "to"), StateHandleID: genString(t, "id")}
+		for i := rapid.IntRange(0, 2).Draw(t, "numChanges"); i > 0; i-- {
+			h.Changes = append(h.Changes, StateChange{KeyGroup: rapid.Int32().Draw(t, "kg"), Data: genBytes(t, "data")})
+		}
+		return h
+	}
+	h := &ChangelogStreamHandle{Tag: rapid.SampledFrom([]byte{TagChangelogStreamV1, TagChangelogStream}).Draw(t, "tag"),
+		StartKeyGroup: start, NumKeyGroups: num, StateSize: rapid.Int64().Draw(t, "size"),
+		CheckpointedSize: rapid.Int64().Draw(t, "csize"), StateHandleID: genString(t, "id")}
+	if h.Tag == TagChangelogStream {
+		h.StorageID = genString(t, "storage")
+	}
+	for i := rapid.IntRange(0, 2).Draw(t, "numParts"); i > 0; i-- {
+		h.Parts = append(h.Parts, ChangelogPart{Offset: rapid.Int64().Draw(t, "off"), Handle: genStream(t, depth, true)})
+	}
+	return h
+}
+
+func genKeyed(t *rapid.T, depth int) KeyedHandle {
+	kinds := []string{"none", "keyGroups", "incremental", "changelogPart"}
+	if depth < 2 {
+		kinds = append(kinds, "changelogBackend")
+	}
+	start := rapid.Int32Range(0, 1000).Draw(t, "start")
+	num := rapid.Int32Range(-2, 50).Draw(t, "num")
+	switch rapid.SampledFrom(kinds).Draw(t, "keyedKind") {
+	case "keyGroups":
+		return genKeyGroups(t, rapid.SampledFrom([]byte{TagKeyGroups, TagKeyGroupsV2, TagKeyGroupsSavepoint}).Draw(t, "tag"), depth+1)
+	case "incremental":
+		h := &IncrementalHandle{Tag: rapid.SampledFrom([]byte{TagIncrementalV1, TagIncremental}).Draw(t, "tag"),
+			CheckpointID: rapid.Int64().Draw(t, "cp"), BackendID: genString(t, "backend"), StartKeyGroup: start, NumKeyGroups: num,
+			Meta: genStream(t, depth+1, true), Shared: genPaths(t, depth+1), Private: genPaths(t, depth+1)}
+		if h.Tag == TagIncremental {
+			h.CheckpointedSize = rapid.Int64().Draw(t, "csize")
+			h.StateHandleID = genString(t, "id")
+		}
+		return h
+	case "changelogPart":
+		return genChangelogPart(t, depth+1)
+	case "changelogBackend":
+		h := &ChangelogBackendHandle{Tag: rapid.SampledFrom([]byte{TagChangelogBackendV1, TagChangelogBackend}).Draw(t, "tag"),
+			StartKeyGroup: start, NumKeyGroups: num, CheckpointedSize: rapid.Int64().Draw(t, "csize"),
+			MaterializationID: rapid.Int64().Draw(t, "mat"), StateHandleID: genString(t, "id")}
+		if h.Tag == TagChangelogBackend {
+			h.CheckpointID = rapid.Int64().Draw(t, "cp")
+		}
+		for i := rapid.IntRange(0, 2).Draw(t, "numMat"); i > 0; i-- {
+			h.Materialized = append(h.Materialized, genKeyed(t, depth+1))
+		}
+		for i := rapid.IntRange(0, 2).Draw(t, "numNonMat"); i > 0; i-- {
+			h.NonMaterialized = append(h.NonMaterialized, genChangelogPart(t, depth+1))
+		}
+		return h
+	}
+	return nil
+}
+
+func genOperatorHandle(t *rapid.T) *OperatorHandle {
+	switch rapid.IntRange(0, 5).Draw(t, "opHandleKind") {
+	case 0:
+		return nil
+	case 1:
+		return &OperatorHandle{Tag: TagNull}
+	}
+	h := &OperatorHandle{Tag: rapid.SampledFrom([]byte{TagOperatorStream, TagFileMergingOperatorStream}).Draw(t, "tag")}
+	for i := rapid.IntRange(0, 3).Draw(t, "numStates"); i > 0; i-- {
+		h.States = append(h.States, StateEntry{Name: genString(t, "state"), Mode: byte(rapid.IntRange(0, 2).Draw(t, "mode")), Offsets: genOffsets(t, "offsets")})
+	}
+	if h.Tag == TagFileMergingOperatorStream {
+		h.TaskOwnedDir, h.SharedDir, h.IsEmpty = genString(t, "owned"), genString(t, "shared"), rapid.Bool().Draw(t, "empty")
+		h.Delegate = &StreamHandle{Tag: TagEmptySegmentFile}
+		if rapid.Bool().Draw(t, "segment") {
+			h.Delegate = &StreamHandle{Tag: TagSegmentFile, StartPos: 1, Size: 2, Path: genString(t, "path"), LogicalFileID: "l"}
+		}
+		return h
+	}
+	h.Delegate = genStream(t, 1, false)
+	return h
+}
+
+func genChannels(t *rapid.T, version int32, input bool) []ChannelHandle {
+	var v []ChannelHandle
+	for i := rapid.IntRange(0, 2).Draw(t, "numChannels"); i > 0; i-- {
+		h := ChannelHandle{Type: ChannelOutput, SubtaskIndex: rapid.Int32().Draw(t, "sub")}
+		if input {
+			h.Type = ChannelInput
+		}
+		if version >= 6 && rapid.Bool().Draw(t, "merged") {
+			h.Type += 2
+			h.StateSize = rapid.Int64().Draw(t, "size")
+			h.Delegate = genStream(t, 1, true)
+			h.SerializedOffsets = genBytes(t, "blob")
+		} else {
+			h.GateOrPartition, h.Channel = rapid.Int32().Draw(t, "gate"), rapid.Int32().Draw(t, "channel")
+			h.Offsets = genOffsets(t, "offsets")
+			h.StateSize = rapid.Int64().Draw(t, "size")
+			h.Delegate = genStream(t, 1, true)
+		}
+		v = append(v, h)
+	}
+	return v
+}
+
+func genSubtask(t *rapid.T, version int32, index int32) Subtask {
+	s := Subtask{Index: index}
+	if version >= 3 && rapid.IntRange(0, 5).Draw(t, "finished") == 0 {
+		s.Finished = true
+		return s
+	}
+	if version == 2 {
+		s.Duration = rapid.Int64().Draw(t, "duration")
+		for i := rapid.IntRange(0, 1).Draw(t, "numLegacy"); i > 0; i-- {
+			s.Legacy = append(s.Legacy, genStream(t, 1, true))
+		}
+	}
+	s.ManagedOperatorState = genOperatorHandle(t)
+	s.RawOperatorState = genOperatorHandle(t)
+	s.ManagedKeyedState = genKeyed(t, 0)
+	s.RawKeyedState = genKeyed(t, 0)
+	if version >= 3 {
+		s.InputChannels = genChannels(t, version, true)
+		s.OutputChannels = genChannels(t, version, false)
+	}
+	if version >= 7 && rapid.Bool().Draw(t, "hasRef") {
+		v := rapid.Int64().Draw(t, "ref")
+		s.RefCheckpointID = &v
+	}
+	return s
+}
+
+func genOperator(t *rapid.T, version int32) Operator {
+	var op Operator
+	if version >= 5 {
+		op.Name, op.UID = genString(t, "opName"), genString(t, "uid")
+	}
+	copy(op.ID[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "id"))
+	op.Parallelism = rapid.Int32Range(0, 5).Draw(t, "parallelism")
+	op.MaxParallelism = rapid.Int32Range(op.Parallelism, 1<<15).Draw(t, "maxParallelism")
+	if version == 2 {
+		op.ChainLength = rapid.Int32Range(0, 2).Draw(t, "chain")
+	}
+	if version >= 3 && rapid.IntRange(0, 6).Draw(t, "fullyFinished") == 0 {
+		op.FullyFinished = true
+		return op
+	}
+	if version >= 3 && rapid.Bool().Draw(t, "hasCoordinator") {
+		op.CoordinatorState = &StreamHandle{Tag: TagByteStream, Name: op.ID.String(), Data: genBytes(t, "coord")}
+	}
+	for i := int32(0); i < op.Parallelism; i++ {
+		if rapid.IntRange(0, 3).Draw(t, "skipSubtask") == 0 {
+			continue // subtasks without state may be missing
+		}
+		op.Subtasks = append(op.Subtasks, genSubtask(t, version, i))
+	}
+	return op
+}
+
+func genProperties(t *rapid.T) *Properties {
+	p := &Properties{
+		DiscardCancelled: rapid.Bool().Draw(t, "dc"), DiscardFailed: rapid.Bool().Draw(t, "df"),
+		DiscardFinished: rapid.Bool().Draw(t, "dfin"), DiscardSubsumed: rapid.Bool().Draw(t, "ds"),
+		DiscardSuspended: rapid.Bool().Draw(t, "dsus"), Forced: rapid.Bool().Draw(t, "forced"),
+		Unclaimed: rapid.Bool().Draw(t, "unclaimed"), Savepoint: rapid.Bool().Draw(t, "savepoint"),
+		TypeName: rapid.SampledFrom([]string{"Checkpoint", "Savepoint", "Suspend Savepoint", "NONE", ""}).Draw(t, "typeName"),
+	}
+	if p.Savepoint {
+		p.Format = rapid.SampledFrom([]string{"CANONICAL", "NATIVE"}).Draw(t, "format")
+		p.PostCheckpointAction = rapid.SampledFrom([]string{"NONE", "SUSPEND", "TERMINATE"}).Draw(t, "action")
+	} else {
+		p.Sharing = rapid.SampledFrom([]string{"FORWARD_BACKWARD", "FORWARD", "NO_SHARING"}).Draw(t, "sharing")
+	}
+	return p
+}
+
+func genFile(t *rapid.T) *File {
+	f := &File{Version: rapid.Int32Range(MinVersion, MaxVersion).Draw(t, "version"), CheckpointID: rapid.Int64Min(0).Draw(t, "checkpointId")}
+	for i := rapid.IntRange(0, 2).Draw(t, "numMasters"); i > 0; i-- {
+		f.MasterStates = append(f.MasterStates, MasterState{Name: genString(t, "master"), Version: rapid.Int32().Draw(t, "hookVersion"), Data: genBytes(t, "payload")})
+	}
+	for i := rapid.IntRange(0, 3).Draw(t, "numOperators"); i > 0; i-- {
+		f.Operators = append(f.Operators, genOperator(t, f.Version))
+	}
+	if f.Version >= 4 {
+		f.Properties = genProperties(t)
+	}
+	return f
+}
+
+// genModel makes model metadata FromModel can write: at most one handle per kind, states with
+// distinct names, in-memory data below 1 KiB.
+func genModel(t *rapid.T) model.CheckpointMetadata {
+	md := model.CheckpointMetadata{CheckpointID: rapid.Int64Min(0).Draw(t, "checkpointId"), Operators: []model.OperatorState{}}
+	stream := func() model.StreamHandle {
+		return model.StreamHandle{Path: genString(t, "path"), Size: rapid.Int64Range(0, 1024).Draw(t, "size"),
+			InMemory: rapid.Bool().Draw(t, "inMemory")}
+	}
+	for i := rapid.IntRange(0, 3).Draw(t, "numOperators"); i > 0; i-- {
+		var id model.OperatorID
+		copy(id[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "id"))
+		p := rapid.IntRange(1, 4).Draw(t, "parallelism")
+		maxP := rapid.IntRange(p, 256).Draw(t, "maxParallelism")
+		op := model.OperatorState{OperatorID: id, Parallelism: p, MaxParallelism: maxP}
+		for s := 0; s < p; s++ {
+			if rapid.IntRange(0, 3).Draw(t, "skip") == 0 {
+				op.Subtasks = append(op.Subtasks, nil)
+				continue
+			}
+			st := &model.OperatorSubtaskState{}
+			if rapid.Bool().Draw(t, "hasOpState") {
+				h := model.OperatorStateHandle{Delegate: stream()}
+				seen := map[string]bool{}
+				for k := rapid.IntRange(0, 3).Draw(t, "numStates"); k > 0; k-- {
+					name := genString(t, "stateName")
+					if seen[name] {
+						continue
+					}
+					seen[name] = true
+					h.States = append(h.States, model.NamedOperatorState{Name: name,
+						Mode: model.DistributionMode(rapid.IntRange(1, 3).Draw(t, "mode")), Offsets: genOffsets(t, "offsets")})
+				}
+				st.ManagedOperatorState = []model.OperatorStateHandle{h}
+			}
+			if rapid.Bool().Draw(t, "hasKeyed") {
+				r, _ := model.ComputeKeyGroupRangeForOperatorIndex(maxP, p, s)
+				offsets := make([]int64, r.NumberOfKeyGroups())
+				for k := range offsets {
+					offsets[k] = int64(k * 10)
+				}
+				st.ManagedKeyedState = []model.KeyedStateHandle{&model.KeyGroupsStateHandle{
+					Offsets: model.KeyGroupRangeOffsets{Range: r, Offsets: offsets}, Delegate: stream(), StateHandleID: genString(t, "shid")}}
+			}
+			op.Subtasks = append(op.Subtasks, st)
+		}
+		md.Operators = append(md.Operators, op)
+	}
+	return md
+}

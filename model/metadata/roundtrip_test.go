@@ -1,0 +1,185 @@
+package metadata
+
+import (
+	"bytes"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/restoresim/restoresim/model"
+	"pgregory.net/rapid"
+)
+
+// fileOpts compares Files: nil and empty slices are the same.
+var fileOpts = cmp.Options{cmpopts.EquateEmpty()}
+
+// TestWriteReadIdentity: for every valid File (all versions 2–7, every handle kind), Read of
+// Marshal gives the File back, and Marshal of that gives the same bytes.
+func TestWriteReadIdentity(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := genFile(t)
+		b, err := Marshal(f)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		got, err := Read(b)
+		if err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		if diff := cmp.Diff(f, got, fileOpts); diff != "" {
+			t.Fatalf("write → read changed the file (-want +got):\n%s", diff)
+		}
+		b2, err := Marshal(got)
+		if err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("re-encoding differs (err %v)", err)
+		}
+	})
+}
+
+// sortStates orders operator states by name so that models can be compared regardless of the
+// HashMap order Model applies.
+func sortStates(md *model.CheckpointMetadata) {
+	for _, op := range md.Operators {
+		for _, st := range op.Subtasks {
+			if st == nil {
+				continue
+			}
+			for _, hs := range [][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+				for _, h := range hs {
+					sort.Slice(h.States, func(i, j int) bool { return h.States[i].Name < h.States[j].Name })
+				}
+			}
+		}
+	}
+}
+
+// TestModelRoundTrip: model → FromModel → Marshal → Read → Model gives the model back (state
+// order aside, which Model sets to Flink's HashMap order).
+func TestModelRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		md := genModel(t)
+		f, err := FromModel(md)
+		if err != nil {
+			t.Fatalf("FromModel: %v", err)
+		}
+		b, err := Marshal(f)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		back, err := Read(b)
+		if err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		got := back.Model()
+		want := md
+		want.Properties = PropertiesFromModel(nil).Model()
+		// The model keeps trailing nil subtasks out; FromModel drops nil entries.
+		for i := range want.Operators {
+			s := want.Operators[i].Subtasks
+			for len(s) > 0 && s[len(s)-1] == nil {
+				s = s[:len(s)-1]
+			}
+			want.Operators[i].Subtasks = s
+		}
+		sortStates(&want)
+		sortStates(&got)
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("model round trip (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestPropertiesModel(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *model.CheckpointProperties
+	}{
+		{"nil is a regular checkpoint", nil},
+		{"checkpoint", &model.CheckpointProperties{DiscardSubsumed: true, Sharing: model.ForwardBackward}},
+		{"full checkpoint", &model.CheckpointProperties{DiscardSubsumed: true, Sharing: model.Forward}},
+		{"canonical savepoint", &model.CheckpointProperties{Savepoint: true, Forced: true, Sharing: model.NoSharing}},
+		{"native stop-with-savepoint", &model.CheckpointProperties{Savepoint: true, Forced: true, Synchronous: true, Native: true, Sharing: model.NoSharing}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := PropertiesFromModel(tt.in)
+			want := tt.in
+			if want == nil {
+				want = &model.CheckpointProperties{DiscardSubsumed: true, Sharing: model.ForwardBackward}
+			}
+			b := encodeProperties(p)
+			back, end, err := parseProperties(b, 0, MaxDepth)
+			if err != nil || end != len(b) {
+				t.Fatalf("parseProperties: %v (end %d of %d)", err, end, len(b))
+			}
+			if diff := cmp.Diff(want, back.Model()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestChangelog114 reads a Flink 1.14 changelog layout (tags 8, 9, 10 without the 1.15 fields)
+// and writes it back unchanged.
+func TestChangelog114(t *testing.T) {
+	f := &File{Version: 3, Changelog114: true, Operators: []Operator{{
+		Parallelism: 1, MaxParallelism: 8,
+		Subtasks: []Subtask{{ManagedKeyedState: &ChangelogBackendHandle{
+			Tag: TagChangelogBackendV1, StartKeyGroup: 0, NumKeyGroups: 8,
+			Materialized: []KeyedHandle{&KeyGroupsHandle{Tag: TagKeyGroups, Offsets: make([]int64, 8),
+				Delegate: &StreamHandle{Tag: TagByteStream, Name: "m", Data: []byte{1, 2}}}},
+			NonMaterialized: []KeyedHandle{
+				&InMemoryChangelogHandle{StartKeyGroup: 0, NumKeyGroups: 8, From: 1, To: 2, Changes: []StateChange{{KeyGroup: -1, Data: []byte{7}}}},
+				&ChangelogStreamHandle{Tag: TagChangelogStreamV1, StartKeyGroup: 0, NumKeyGroups: 8, StateSize: 5,
+					Parts: []ChangelogPart{{Offset: 3, Handle: &StreamHandle{Tag: TagFile, Path: "/x", Size: 5}}}},
+			},
+		}}},
+	}}}
+	b, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(b)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if diff := cmp.Diff(f, got, fileOpts); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The same handles in the modern layout are read without the fallback.
+	f.Changelog114 = false
+	b, _ = Marshal(f)
+	if got, err = Read(b); err != nil || got.Changelog114 {
+		t.Errorf("modern layout: err %v, Changelog114 %v", err, got != nil && got.Changelog114)
+	}
+}
+
+// TestChangelogIntersection checks that a changelog handle cuts its parts (getIntersection).
+func TestChangelogIntersection(t *testing.T) {
+	h := KeyedModel(&ChangelogBackendHandle{Tag: TagChangelogBackend, StartKeyGroup: 0, NumKeyGroups: 10,
+		Materialized: []KeyedHandle{
+			&KeyGroupsHandle{Tag: TagKeyGroupsV2, StartKeyGroup: 0, Offsets: []int64{0, 1, 2, 3, 4}, Delegate: &StreamHandle{Tag: TagFile, Path: "a", Size: 5}},
+			&KeyGroupsHandle{Tag: TagKeyGroupsV2, StartKeyGroup: 5, Offsets: []int64{0, 1, 2, 3, 4}, Delegate: &StreamHandle{Tag: TagFile, Path: "b", Size: 5}},
+		},
+		NonMaterialized: []KeyedHandle{&ChangelogStreamHandle{Tag: TagChangelogStream, StartKeyGroup: 0, NumKeyGroups: 10, StateSize: 9}},
+	})
+	got := h.Intersection(model.KeyGroupRange{Start: 6, End: 20})
+	c, ok := got.(*ChangelogStateBackendHandle)
+	if !ok {
+		t.Fatalf("Intersection gave %T", got)
+	}
+	if c.Range != (model.KeyGroupRange{Start: 6, End: 9}) || len(c.Materialized) != 1 || len(c.NonMaterialized) != 1 {
+		t.Fatalf("got range %v, %d materialized, %d non-materialized; want [6,9], 1, 1", c.Range, len(c.Materialized), len(c.NonMaterialized))
+	}
+	kg := c.Materialized[0].(*model.KeyGroupsStateHandle)
+	if diff := cmp.Diff([]int64{1, 2, 3, 4}, kg.Offsets.Offsets); diff != "" {
+		t.Errorf("materialized offsets (-want +got):\n%s", diff)
+	}
+	if c.NonMaterialized[0].Range != (model.KeyGroupRange{Start: 6, End: 9}) {
+		t.Errorf("non-materialized range %v, want [6,9]", c.NonMaterialized[0].Range)
+	}
+	if h.Intersection(model.KeyGroupRange{Start: 10, End: 20}) != nil {
+		t.Errorf("disjoint intersection is not nil")
+	}
+}
