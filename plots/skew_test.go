@@ -1,0 +1,397 @@
+package plots
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
+)
+
+// rangeSkew computes a Skew the slow, independent way: by asking the model for every subtask's
+// key-group range and counting.
+func rangeSkew(t *testing.T, m, p int) Skew {
+	t.Helper()
+	s := Skew{MaxParallelism: m, Parallelism: p, MinKeyGroups: m + 1}
+	for i := range p {
+		r, err := model.ComputeKeyGroupRangeForOperatorIndex(m, p, i)
+		if err != nil {
+			t.Fatalf("range(%d, %d, %d): %v", m, p, i, err)
+		}
+		n := r.NumberOfKeyGroups()
+		s.MinKeyGroups = min(s.MinKeyGroups, n)
+		switch {
+		case n > s.MaxKeyGroups:
+			s.MaxKeyGroups, s.SubtasksAtMax = n, 1
+		case n == s.MaxKeyGroups:
+			s.SubtasksAtMax++
+		}
+	}
+	// max/mean = max·p/M, the float64 nearest to the exact rational.
+	s.MaxOverMean, _ = new(big.Rat).SetFrac64(int64(s.MaxKeyGroups*p), int64(m)).Float64()
+	return s
+}
+
+// TestKeyGroupSkewAgainstRanges checks the O(1) closed form against the model's ranges for
+// every parallelism up to 300 (or M) and a spread of max parallelisms.
+func TestKeyGroupSkewAgainstRanges(t *testing.T) {
+	for _, m := range []int{1, 2, 3, 7, 10, 100, 127, 128, 129, 180, 256, 300, 360, 720, 1000, 1024, 1260, 2520, 5040, 32767, 32768} {
+		for p := 1; p <= min(m, 300); p++ {
+			got, err := KeyGroupSkew(m, p)
+			if err != nil {
+				t.Fatalf("KeyGroupSkew(%d, %d): %v", m, p, err)
+			}
+			if diff := cmp.Diff(rangeSkew(t, m, p), got); diff != "" {
+				t.Fatalf("KeyGroupSkew(%d, %d) (-want +got):\n%s", m, p, diff)
+			}
+		}
+	}
+}
+
+// TestKeyGroupSkewFlinkGolden checks the key-group counts against ranges computed by Flink's own
+// KeyGroupRangeAssignment (model/testdata/flink/ranges.csv).
+func TestKeyGroupSkewFlinkGolden(t *testing.T) {
+	f, err := os.Open("../model/testdata/flink/ranges.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pair struct{ m, p int }
+	sizes := map[pair][]int{}
+	var order []pair
+	for _, r := range recs[1:] { // max_parallelism,parallelism,operator_index,start,end
+		v := make([]int, 5)
+		for i := range v {
+			if v[i], err = strconv.Atoi(r[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := pair{v[0], v[1]}
+		if _, ok := sizes[k]; !ok {
+			order = append(order, k)
+		}
+		sizes[k] = append(sizes[k], v[4]-v[3]+1)
+	}
+	if len(order) < 100 {
+		t.Fatalf("only %d pairs in the golden file", len(order))
+	}
+	for _, k := range order {
+		lo, hi, atHi := k.m+1, 0, 0
+		for _, n := range sizes[k] {
+			lo = min(lo, n)
+			if n > hi {
+				hi, atHi = n, 0
+			}
+			if n == hi {
+				atHi++
+			}
+		}
+		got, err := KeyGroupSkew(k.m, k.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.MinKeyGroups != lo || got.MaxKeyGroups != hi || got.SubtasksAtMax != atHi {
+			t.Errorf("M=%d p=%d: got min %d max %d (%d at max), Flink: %d %d (%d)", k.m, k.p, got.MinKeyGroups, got.MaxKeyGroups, got.SubtasksAtMax, lo, hi, atHi)
+		}
+	}
+}
+
+func TestKeyGroupSkewGolden(t *testing.T) {
+	for _, want := range []Skew{
+		{MaxParallelism: 128, Parallelism: 80, MinKeyGroups: 1, MaxKeyGroups: 2, SubtasksAtMax: 48, MaxOverMean: 1.25}, // the issue's example
+		{MaxParallelism: 10, Parallelism: 3, MinKeyGroups: 3, MaxKeyGroups: 4, SubtasksAtMax: 1, MaxOverMean: 1.2},
+		{MaxParallelism: 128, Parallelism: 5, MinKeyGroups: 25, MaxKeyGroups: 26, SubtasksAtMax: 3, MaxOverMean: 1.015625},
+		{MaxParallelism: 128, Parallelism: 127, MinKeyGroups: 1, MaxKeyGroups: 2, SubtasksAtMax: 1, MaxOverMean: 1.984375},
+		{MaxParallelism: 720, Parallelism: 48, MinKeyGroups: 15, MaxKeyGroups: 15, SubtasksAtMax: 48, MaxOverMean: 1},
+		{MaxParallelism: 32768, Parallelism: 3, MinKeyGroups: 10922, MaxKeyGroups: 10923, SubtasksAtMax: 2, MaxOverMean: 32769.0 / 32768},
+		{MaxParallelism: 1, Parallelism: 1, MinKeyGroups: 1, MaxKeyGroups: 1, SubtasksAtMax: 1, MaxOverMean: 1},
+	} {
+		got, err := KeyGroupSkew(want.MaxParallelism, want.Parallelism)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("KeyGroupSkew(%d, %d) (-want +got):\n%s", want.MaxParallelism, want.Parallelism, diff)
+		}
+	}
+}
+
+func TestKeyGroupSkewErrors(t *testing.T) {
+	for _, c := range []struct {
+		m, p int
+		want error
+	}{
+		{0, 1, model.ErrParallelismOutOfBounds},
+		{32769, 1, model.ErrParallelismOutOfBounds},
+		{128, 0, model.ErrParallelismOutOfBounds},
+		{128, -1, model.ErrParallelismOutOfBounds},
+		{128, 129, model.ErrMaxParallelismBelowParallelism},
+	} {
+		if _, err := KeyGroupSkew(c.m, c.p); !errors.Is(err, c.want) {
+			t.Errorf("KeyGroupSkew(%d, %d) = %v, want %v", c.m, c.p, err, c.want)
+		}
+		if _, err := MovedFraction(c.m, c.p, 1); !errors.Is(err, c.want) {
+			t.Errorf("MovedFraction(%d, %d, 1) = %v, want %v", c.m, c.p, err, c.want)
+		}
+		if _, err := MovedFraction(c.m, 1, c.p); !errors.Is(err, c.want) {
+			t.Errorf("MovedFraction(%d, 1, %d) = %v, want %v", c.m, c.p, err, c.want)
+		}
+	}
+}
+
+// TestMovedFractionAgainstRanges counts the key groups that stay independently: subtask i keeps
+// exactly the intersection of its old and new ranges.
+func TestMovedFractionAgainstRanges(t *testing.T) {
+	for _, m := range []int{1, 7, 10, 128, 129, 256, 720} {
+		for from := 1; from <= min(m, 24); from++ {
+			for to := 1; to <= min(m, 24); to++ {
+				stay := 0
+				for i := range min(from, to) {
+					a, _ := model.ComputeKeyGroupRangeForOperatorIndex(m, from, i)
+					b, _ := model.ComputeKeyGroupRangeForOperatorIndex(m, to, i)
+					stay += a.Intersection(b).NumberOfKeyGroups()
+				}
+				got, err := MovedFraction(m, from, to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := Moved{MaxParallelism: m, From: from, To: to, KeyGroupsMoved: m - stay, Fraction: float64(m-stay) / float64(m)}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("MovedFraction(%d, %d, %d) (-want +got):\n%s", m, from, to, diff)
+				}
+			}
+		}
+	}
+}
+
+func TestMovedFractionGolden(t *testing.T) {
+	for _, c := range []struct{ m, from, to, moved int }{
+		{128, 80, 100, 124},
+		{128, 8, 4, 112}, // only key groups 0..15 keep subtask 0
+		{128, 4, 8, 112},
+		{128, 8, 16, 120}, // each old subtask keeps half of its own: 8 key groups on subtask 0
+		{128, 7, 7, 0},
+		{720, 80, 100, 700},
+	} {
+		got, err := MovedFraction(c.m, c.from, c.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.KeyGroupsMoved != c.moved {
+			t.Errorf("MovedFraction(%d, %d, %d) moved %d, want %d", c.m, c.from, c.to, got.KeyGroupsMoved, c.moved)
+		}
+	}
+}
+
+// sampleKeys are int keys whose key groups at M=128 are in SPEC §C's worked examples:
+// 0 → 94, 1 → 86, 42 → 29, -1 → 80.
+var sampleKeys = []KeyLoad{{Hash: 0, Records: 5}, {Hash: 1, Records: 1}, {Hash: 42, Records: 2}, {Hash: -1, Records: 3}}
+
+func TestLoadPerSubtask(t *testing.T) {
+	got, err := LoadPerSubtask(sampleKeys, 128, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// p=3: subtask 0 = [0,42] (29), 1 = [43,85] (80), 2 = [86,127] (86, 94).
+	want := Load{MaxParallelism: 128, Parallelism: 3, Records: 11, DistinctKeys: 4, Subtasks: []SubtaskLoad{
+		{Subtask: 0, KeyGroups: 43, Records: 2, DistinctKeys: 1},
+		{Subtask: 1, KeyGroups: 43, Records: 3, DistinctKeys: 1},
+		{Subtask: 2, KeyGroups: 42, Records: 6, DistinctKeys: 2},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("LoadPerSubtask (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Peak{Subtask: 2, Max: 6, Mean: 11.0 / 3, MaxOverMean: 6 / (11.0 / 3)}, got.RecordPeak()); diff != "" {
+		t.Errorf("RecordPeak (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Peak{Subtask: 0, Max: 43, Mean: 128.0 / 3, MaxOverMean: 43 / (128.0 / 3)}, got.KeyGroupPeak()); diff != "" {
+		t.Errorf("KeyGroupPeak (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Peak{Subtask: 2, Max: 2, Mean: 4.0 / 3, MaxOverMean: 2 / (4.0 / 3)}, got.DistinctKeyPeak()); diff != "" {
+		t.Errorf("DistinctKeyPeak (-want +got):\n%s", diff)
+	}
+	h := got.Hotspot()
+	if h.Subtask != 2 || !near(h.RecordsOverMean, h.KeyGroupsOverMean*h.DensityOverMean) || !near(h.KeyGroupsOverMean, 42.0*3/128) {
+		t.Errorf("Hotspot = %+v: want subtask 2, records = layout × density, layout 42·3/128", h)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+func TestLoadErrors(t *testing.T) {
+	if _, err := LoadPerKeyGroup([]KeyLoad{{Hash: 1, Records: -1}}, 128); err == nil {
+		t.Error("negative records accepted")
+	}
+	if _, err := LoadPerKeyGroup([]KeyLoad{{Hash: 1, Records: 1 << 62}, {Hash: 2, Records: 1 << 62}}, 128); err == nil {
+		t.Error("int64 overflow accepted")
+	}
+	if _, err := LoadPerSubtask(sampleKeys, 4, 5); !errors.Is(err, model.ErrMaxParallelismBelowParallelism) {
+		t.Errorf("p > M: %v", err)
+	}
+}
+
+// TestWorstRecordSkewBruteForce compares the prefix-sum scan with PerSubtask at every p.
+func TestWorstRecordSkewBruteForce(t *testing.T) {
+	var keys []KeyLoad
+	for i := range 500 {
+		keys = append(keys, KeyLoad{Hash: int32(i * 7919), Records: int64(1 + i%13)})
+	}
+	for _, m := range []int{7, 128, 300} {
+		kgl, err := LoadPerKeyGroup(keys, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := min(m, 100)
+		wantP, want := 0, 0.0
+		for p := 1; p <= n; p++ {
+			l, err := kgl.PerSubtask(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := l.RecordPeak().MaxOverMean; p == 1 || r > want+1e-12 {
+				wantP, want = p, r
+			}
+		}
+		gotP, got, err := kgl.WorstRecordSkew(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gotP != wantP || !near(got, want) {
+			t.Errorf("M=%d: WorstRecordSkew = (%d, %v), brute force (%d, %v)", m, gotP, got, wantP, want)
+		}
+	}
+}
+
+func TestAdvise(t *testing.T) {
+	for _, c := range []struct {
+		n       int
+		tol     float64
+		wantTop int
+	}{
+		{10, 0.05, 2520},  // lcm(1..10): perfectly balanced at every p ≤ 10
+		{6, 0.05, 180},    // 180 = 2²·3²·5 is divisible by 1..6
+		{12, 0.05, 27720}, // only lcm(1..12) is perfect; step 0 beats every positive step
+		{80, 0.05, 1680},  // smallest M with worst ≤ 1.05
+		{80, 0.01, 7560},  // smallest M with worst ≤ 1.01
+		{80, 0, 27720},    // the exact lowest worst case
+		{32768, 0.05, 32768},
+	} {
+		got, err := Advise(AdviseOptions{MaxExpectedParallelism: c.n, Tolerance: c.tol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].MaxParallelism != c.wantTop {
+			t.Errorf("N=%d tolerance %v: first choice M=%d, want %d", c.n, c.tol, got[0].MaxParallelism, c.wantTop)
+		}
+		for i, cand := range got {
+			if cand.MaxParallelism < c.n {
+				t.Errorf("N=%d: candidate %d below N", c.n, cand.MaxParallelism)
+			}
+			// The worst case is the maximum over 1..N, computed from first principles.
+			worst := 0.0
+			for p := 1; p <= c.n && c.n <= 100; p++ {
+				worst = max(worst, rangeFreeSkew(cand.MaxParallelism, p))
+			}
+			if c.n <= 100 && cand.Worst.MaxOverMean != worst {
+				t.Errorf("N=%d M=%d: worst %v, want %v", c.n, cand.MaxParallelism, cand.Worst.MaxOverMean, worst)
+			}
+			if i == 0 {
+				continue
+			}
+			prev := got[i-1]
+			ordered := prev.Step < cand.Step || prev.Step == cand.Step && prev.MaxParallelism < cand.MaxParallelism
+			if c.tol == 0 {
+				ordered = prev.Worst.MaxOverMean < cand.Worst.MaxOverMean || prev.Worst.MaxOverMean == cand.Worst.MaxOverMean && prev.MaxParallelism < cand.MaxParallelism
+			}
+			if !ordered {
+				t.Errorf("N=%d tolerance %v: rank %d (M=%d, step %d, worst %v) before rank %d (M=%d, step %d, worst %v)", c.n, c.tol,
+					i, prev.MaxParallelism, prev.Step, prev.Worst.MaxOverMean, i+1, cand.MaxParallelism, cand.Step, cand.Worst.MaxOverMean)
+			}
+		}
+	}
+}
+
+// rangeFreeSkew is max/mean from first principles: the most key groups any subtask gets when
+// key group kg goes to subtask kg·p/M.
+func rangeFreeSkew(m, p int) float64 {
+	count := make([]int, p)
+	for kg := range m {
+		count[kg*p/m]++
+	}
+	hi := 0
+	for _, c := range count {
+		hi = max(hi, c)
+	}
+	return float64(hi*p) / float64(m)
+}
+
+func TestAdviseErrorsAndSample(t *testing.T) {
+	if _, err := Advise(AdviseOptions{MaxExpectedParallelism: 0}); err == nil {
+		t.Error("N=0 accepted")
+	}
+	if _, err := Advise(AdviseOptions{MaxExpectedParallelism: 500, Candidates: []int{128, 256}}); err == nil {
+		t.Error("no candidate ≥ N accepted")
+	}
+	if _, err := Advise(AdviseOptions{MaxExpectedParallelism: 5, Tolerance: -1}); err == nil {
+		t.Error("negative tolerance accepted")
+	}
+	got, err := Advise(AdviseOptions{MaxExpectedParallelism: 4, Candidates: []int{128, 8}, Keys: sampleKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tolerance 0: exact worst cases, 128 (1.0078125 at p=3) before 8 (1.125).
+	if len(got) != 2 || got[0].MaxParallelism != 128 || got[0].Sample == nil || got[1].Sample == nil {
+		t.Fatalf("got %+v", got)
+	}
+	kgl, _ := LoadPerKeyGroup(sampleKeys, 128)
+	p, r, _ := kgl.WorstRecordSkew(4)
+	if diff := cmp.Diff(&SampleSkew{Parallelism: p, MaxOverMean: r}, got[0].Sample); diff != "" {
+		t.Errorf("sample skew of M=128 (-want +got):\n%s", diff)
+	}
+}
+
+func ExampleKeyGroupSkew() {
+	s, _ := KeyGroupSkew(128, 80) // Flink's default max parallelism at parallelism 80
+	fmt.Printf("%d subtasks own %d key groups, %d own %d: max/mean %.4f\n",
+		s.SubtasksAtMax, s.MaxKeyGroups, s.Parallelism-s.SubtasksAtMax, s.MinKeyGroups, s.MaxOverMean)
+	// Output: 48 subtasks own 2 key groups, 32 own 1: max/mean 1.2500
+}
+
+func ExampleMovedFraction() {
+	m, _ := MovedFraction(128, 80, 100)
+	fmt.Printf("%d of %d key groups change subtask (%.1f%%)\n", m.KeyGroupsMoved, m.MaxParallelism, 100*m.Fraction)
+	// Output: 124 of 128 key groups change subtask (96.9%)
+}
+
+func ExampleAdvise() {
+	cands, _ := Advise(AdviseOptions{MaxExpectedParallelism: 10, Tolerance: 0.05})
+	c := cands[0]
+	fmt.Printf("M=%d: worst max/mean %.6f over p=1..10, %d of 10 divide it\n", c.MaxParallelism, c.Worst.MaxOverMean, c.Balanced)
+	// Output: M=2520: worst max/mean 1.000000 over p=1..10, 10 of 10 divide it
+}
+
+func BenchmarkKeyGroupSkew(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		_, _ = KeyGroupSkew(32768, 1+i%32768)
+	}
+}
+
+func BenchmarkWorstRecordSkew(b *testing.B) {
+	var keys []KeyLoad
+	for i := range 10000 {
+		keys = append(keys, KeyLoad{Hash: int32(i), Records: 1})
+	}
+	kgl, _ := LoadPerKeyGroup(keys, 4096)
+	for b.Loop() {
+		_, _, _ = kgl.WorstRecordSkew(1000)
+	}
+}
