@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
+)
+
+func TestMovedCSV(t *testing.T) {
+	code, out, errs := runCLI(t, "", "moved", "--from", "80", "--to", "100", "--max-parallelism", "720,256,default")
+	// default for p=80 is 128; rows are sorted by M.
+	want := "max_parallelism,from,to,key_groups_moved,fraction_moved\n" +
+		"128,80,100,124,0.968750\n" +
+		"256,80,100,249,0.972656\n" +
+		"720,80,100,700,0.972222\n"
+	if code != 0 || out != want {
+		t.Errorf("got (%d, %q)\n%s\nwant\n%s", code, errs, out, want)
+	}
+}
+
+// TestMovedAgainstRanges recomputes every row from the model's key-group ranges: a key group
+// stays when it lies in subtask i's range both before and after.
+func TestMovedAgainstRanges(t *testing.T) {
+	code, out, _ := runCLI(t, "", "moved", "--from", "6", "--to", "1..40", "--max-parallelism", "7,10,128,129")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var b strings.Builder
+	b.WriteString("max_parallelism,from,to,key_groups_moved,fraction_moved\n")
+	for _, m := range []int{7, 10, 128, 129} {
+		for q := 1; q <= min(m, 40); q++ {
+			stay := 0
+			for i := range min(6, q) {
+				a, _ := model.ComputeKeyGroupRangeForOperatorIndex(m, 6, i)
+				c, _ := model.ComputeKeyGroupRangeForOperatorIndex(m, q, i)
+				stay += a.Intersection(c).NumberOfKeyGroups()
+			}
+			fmt.Fprintf(&b, "%d,6,%d,%d,%s\n", m, q, m-stay, decimal6(int64(m-stay), int64(m)))
+		}
+	}
+	if diff := cmp.Diff(b.String(), out); diff != "" {
+		t.Errorf("moved CSV (-want +got):\n%s", diff)
+	}
+}
+
+func TestMovedCharts(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, to string }{{"bars.png", "100"}, {"lines.svg", "1..64"}} {
+		path := filepath.Join(dir, c.file)
+		code, _, errs := runCLI(t, "", "moved", "--from", "8", "--to", c.to, "--max-parallelism", "128,720", "--out", path)
+		if code != 0 {
+			t.Fatalf("%s: %s", c.file, errs)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !(bytes.HasPrefix(b, []byte("\x89PNG")) || bytes.HasPrefix(b, []byte("<?xml"))) {
+			t.Errorf("%s: %v %.8q", c.file, err, b)
+		}
+	}
+}
+
+func TestMovedBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"--from P is required", []string{"moved", "--to", "4", "--max-parallelism", "128"}},
+		{"--from 0 is out of bounds", []string{"moved", "--from", "0", "--to", "4", "--max-parallelism", "128"}},
+		{"--to is required", []string{"moved", "--from", "4", "--max-parallelism", "128"}},
+		{`"3..2" is an empty range`, []string{"moved", "--from", "4", "--to", "3..2", "--max-parallelism", "128"}},
+		{"--max-parallelism is required", []string{"moved", "--from", "4", "--to", "8"}},
+		{`0 in "0" is out of bounds`, []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "0"}},
+		{`32769 in "32769"`, []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "32769"}},
+		{"no rescale left", []string{"moved", "--from", "200", "--to", "300", "--max-parallelism", "128"}},
+		{"not an integer", []string{"moved", "--from", "x", "--to", "8", "--max-parallelism", "128"}},
+		{"must end in .png or .svg", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "a.gif")}},
+		{"no such file or directory", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "no", "a.svg")}},
+	} {
+		code, out, errs := runCLI(t, "", c.args...)
+		wantUsageError(t, c.want, code, out, errs)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("bad runs left files: %q", names)
+	}
+}
