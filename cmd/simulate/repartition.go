@@ -146,7 +146,7 @@ func readRepartitionCase(r io.Reader) (*rrCaseIn, error) {
 		}
 	}
 	if n := len(*c.Input); n != *c.OldParallelism {
-		return nil, fmt.Errorf(`"input" lists %d old subtasks but old_parallelism is %d`, n, *c.OldParallelism)
+		return nil, fmt.Errorf(`"input" has %d entries but old_parallelism is %d (want one list per old subtask, [] for a subtask without state)`, n, *c.OldParallelism)
 	}
 	return &c, nil
 }
