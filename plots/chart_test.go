@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg/draw"
 )
 
 func skewSeriesFor(t *testing.T, ms []int, maxP int) []SkewSeries {
@@ -199,6 +201,16 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if names := listDir(t, dir); len(names) != 2 {
 		t.Errorf("after a failed write the directory holds %q, want out.png and busy.svg only", names)
+	}
+
+	// A chart that fails while drawing (gonum panics on some bad input) is an error, and the
+	// existing file is not touched: nothing is written before the image is complete.
+	broken := &Chart{width: chartWidth, height: chartHeight, draw: func(draw.Canvas) { panic("boom") }}
+	if err := broken.WriteFile(path, EncodeOptions{}); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("broken chart: %v", err)
+	}
+	if b2, _ := os.ReadFile(path); !bytes.Equal(b, b2) {
+		t.Error("a failed draw changed the existing file")
 	}
 
 	// Missing directory, unknown extension: errors, nothing created.

@@ -112,8 +112,8 @@ func TestSkewSummary(t *testing.T) {
 
 func TestSkewKeysCSV(t *testing.T) {
 	// int keys 0 → key group 94, 1 → 86, 42 → 29, -1 → 80 at M=128 (SPEC §C); p=3 owns
-	// [0,42] [43,85] [86,127]. "07" is the int 7, the same key as "7".
-	keys := "key,weight\n0,5\n1,1\n42,2\n-1,3\n0,1\n"
+	// [0,42] [43,85] [86,127]. "00" is the int 0, the same key as "0".
+	keys := "key,weight\n0,5\n1,1\n42,2\n-1,3\n00,1\n"
 	code, out, errs := runCLI(t, keys, "skew", "--keys", "-", "--weights", "--key-type", "int", "--parallelism", "3", "--csv")
 	want := "subtask,key_groups,records,distinct_keys,records_share\n" +
 		"0,43,2,1,0.166667\n" +
