@@ -14,9 +14,9 @@ import (
 type CompletedCheckpoint struct {
 	CheckpointID int64 `json:"checkpoint_id"`
 	// Operators are the accepted operator states, in metadata order.
-	Operators    []OperatorState `json:"operators"`
-	MasterStates []MasterState   `json:"master_states,omitempty"`
-	Properties   CheckpointProperties
+	Operators    []OperatorState      `json:"operators"`
+	MasterStates []MasterState        `json:"master_states,omitempty"`
+	Properties   CheckpointProperties `json:"properties"`
 	// ExternalPointer is the checkpoint directory (SPEC §I), e.g. "file:/ckpts/chk-7".
 	ExternalPointer string `json:"external_pointer"`
 }
