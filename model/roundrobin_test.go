@@ -402,7 +402,8 @@ func TestPartitionableStateRepartitioning(t *testing.T) {
 				t.Fatalf("run %d (seed %d) %v %d → %d: %v", run, seed, v, oldP, newP, err)
 			}
 			if err := checkPartitionableInvariants(prev, got); err != nil {
-				t.Fatalf("run %d (seed %d) %v %d → %d: %v\ninput: %+v\noutput: %+v", run, seed, v, oldP, newP, err, prev, got)
+				t.Fatalf("run %d (seed %d) %v %d → %d: %v\ninput: %+v\noutput: %+v\nTo reproduce: go test ./model -run '^TestPartitionableStateRepartitioning$' (runs are fixed by the seed)",
+					run, seed, v, oldP, newP, err, prev, got)
 			}
 		}
 	}
@@ -551,6 +552,21 @@ func TestRepartitionOperatorStateErrors(t *testing.T) {
 	_, err = RepartitionOperatorState(Flink118, dupDelegate, 1)
 	if !errors.As(err, &de) || de.OldSubtask != 0 || de.Delegate.Path != "a" {
 		t.Errorf("errors.As: %#v (%v)", de, err)
+	}
+}
+
+// No old subtasks at all (P_old = 0) is legal for Flink's repartitioner: every new subtask gets
+// an empty list.
+func TestRepartitionOperatorStateNoOldSubtasks(t *testing.T) {
+	for _, v := range bothVersions {
+		got, err := RepartitionOperatorState(v, nil, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][]OperatorStateHandle{{}, {}, {}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", v, diff)
+		}
 	}
 }
 
