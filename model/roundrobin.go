@@ -78,12 +78,21 @@ func bitSetSize(n int) int { return 64 * ((n + 63) / 64) }
 //
 // The result shares no memory with previous, and no two result handles share an offsets array.
 //
-// Errors: ErrNonPositiveNewParallelism, ErrUnknownFlinkVersion, ErrMalformedOperatorStateHandle
-// (unknown mode, duplicate name in one handle) and ErrDuplicateDelegate (SPEC §E.2 step 4 on a
-// subtask with two handles over one stream, where Flink throws).
+// Errors: ErrNonPositiveNewParallelism; ErrParallelismOutOfBounds (newParallelism above
+// UpperBoundMaxParallelism, which Flink rejects before it repartitions); ErrUnknownFlinkVersion;
+// ErrMalformedOperatorStateHandle (an unknown mode, a name twice in one handle); and
+// ErrDuplicateDelegate (SPEC §E.2 step 4 on a subtask with two handles over one stream, where
+// Flink throws).
+//
+// Not modelled: Java's int overflow of a state's partition count beyond 2^31-1.
 func RepartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, newParallelism int) ([][]OperatorStateHandle, error) {
 	if newParallelism <= 0 {
 		return nil, fmt.Errorf("%w: %d", ErrNonPositiveNewParallelism, newParallelism)
+	}
+	if newParallelism > UpperBoundMaxParallelism {
+		// Flink cannot run an operator this wide (KeyGroupRangeAssignment.
+		// checkParallelismPreconditions); refusing it also bounds the result's size.
+		return nil, &ParallelismOutOfBoundsError{Parallelism: newParallelism}
 	}
 	if v != Flink118 && v != Flink1101 {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, v)

@@ -527,6 +527,8 @@ func TestRepartitionOperatorStateErrors(t *testing.T) {
 		{"zero new parallelism", Flink118, ok, 0, ErrNonPositiveNewParallelism},
 		{"negative new parallelism", Flink1101, ok, -3, ErrNonPositiveNewParallelism},
 		{"unknown version", FlinkVersion(9), ok, 2, ErrUnknownFlinkVersion},
+		{"new parallelism above 32768", Flink118, ok, UpperBoundMaxParallelism + 1, ErrParallelismOutOfBounds},
+		{"huge new parallelism", Flink118, ok, 1 << 40, ErrParallelismOutOfBounds},
 		{"zero mode", Flink118, [][]OperatorStateHandle{saoHandle("a", 1, sao{"x", 0, nil})}, 2, ErrMalformedOperatorStateHandle},
 		{"mode out of range", Flink118, [][]OperatorStateHandle{saoHandle("a", 1, sao{"x", 7, nil})}, 1, ErrMalformedOperatorStateHandle},
 		{"duplicate name", Flink118, [][]OperatorStateHandle{saoHandle("a", 1, sao{"x", Union, nil}, sao{"x", Union, nil})}, 3, ErrMalformedOperatorStateHandle},
