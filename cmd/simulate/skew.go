@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -160,7 +161,11 @@ func readKeySample(e *env, path, keyType string, weights bool) (keySample, error
 		}
 		h, err := hasher(key)
 		if err != nil {
-			return keySample{}, fmt.Errorf("--keys %s: line %d: %v", name, lineNo, err)
+			hint := ""
+			if strings.HasSuffix(key, "\r") {
+				hint = " (the file has \\r\\n line endings; keys are read verbatim, convert it with dos2unix)"
+			}
+			return keySample{}, fmt.Errorf("--keys %s: line %d: %v%s", name, lineNo, err, hint)
 		}
 		canon := key
 		if keyType != "string" {
@@ -248,8 +253,8 @@ Without --csv it prints one summary line per M: the worst pair, how many p divid
 --max-parallelism default uses Flink's default max parallelism for each p
 (min(max(roundUpToPowerOfTwo(p + p/2), 128), 32768)); the CSV then shows that M on every row.
 Lists: 1..512, 1,2,4 or mixtures such as 1..8,16,32 (each value 1..32768; sorted, duplicates
-dropped). --out draws a line chart (--log-x: log-scale parallelism axis) or, with
---chart heatmap, an M x p heat map.
+dropped; at most 2097152 pairs per run). --out draws a line chart (--log-x: log-scale
+parallelism axis) or, with --chart heatmap, an M x p heat map (blank where p > M).
 
 With --keys FILE: the load of a key sample at one parallelism P (and max parallelism M,
 default Flink's default for P). Keys are read one per line, split on \n only, verbatim (as in
@@ -322,6 +327,9 @@ func runSkew(e *env, args []string) int {
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
+	if n := countPairs(ms, hasDefault, ps); n > maxSkewPairs {
+		return e.failf("skew", "%d (max parallelism, parallelism) pairs is too many (at most %d): narrow --max-parallelism or --parallelism", n, maxSkewPairs)
+	}
 	series := skewSeries(ms, hasDefault, ps)
 	if len(series) == 0 {
 		return e.failf("skew", "no pair with parallelism <= max parallelism (the smallest parallelism is %d, the largest max parallelism %d)", ps[0], ms[len(ms)-1])
@@ -357,6 +365,22 @@ func runSkew(e *env, args []string) int {
 		return e.failf("skew", "%v", err)
 	}
 	return writeOut(e, "skew", out.Bytes())
+}
+
+// maxSkewPairs bounds the pairs one run computes (the output is built in memory before it is
+// written): 2^21, e.g. 64 max parallelisms × every parallelism 1..32768.
+const maxSkewPairs = 1 << 21
+
+// countPairs is the number of pairs skewSeries returns.
+func countPairs(ms []int, hasDefault bool, ps []int) int {
+	n := 0
+	for _, m := range ms {
+		n += sort.SearchInts(ps, m+1) // ps is sorted: the p ≤ m
+	}
+	if hasDefault {
+		n += len(ps)
+	}
+	return n
 }
 
 // skewSeries computes the skew of every pair with p ≤ M: one series per M (ascending), then the
