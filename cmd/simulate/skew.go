@@ -520,8 +520,8 @@ func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
 	hk := ks.heaviest()
 	meanPerSubtask := float64(l.Records) / float64(l.Parallelism)
 	heavy := ks.keys[hk].Records
-	fmt.Fprintf(w, "heaviest key: %q with %d records (%s of all records, %s x a subtask's mean)\n",
-		ks.names[hk], heavy, ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
+	fmt.Fprintf(w, "heaviest key: %q with %d record%s (%s of all records, %s x a subtask's mean)\n",
+		ks.names[hk], heavy, plural(heavy), ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
 	var verdict string
 	switch {
 	case h.RecordsOverMean < 1.05:
@@ -537,4 +537,11 @@ func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
 	if float64(heavy) > meanPerSubtask {
 		fmt.Fprintf(w, "note: the heaviest key alone exceeds a subtask's fair share, so no parallelism can balance this sample\n")
 	}
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
