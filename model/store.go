@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // RestoreMode models org.apache.flink.runtime.jobgraph.RestoreMode (Flink ≥ 1.15): how a job
@@ -49,4 +50,311 @@ func ParseRestoreMode(s string) (RestoreMode, error) {
 		return Legacy, nil
 	}
 	return 0, fmt.Errorf("%w: %q", ErrUnknownRestoreMode, s)
+}
+
+// The completed-checkpoint store (SPEC §H.4): Flink 1.18's DefaultCompletedCheckpointStore with
+// CheckpointSubsumeHelper and the CheckpointsCleaner's list of subsumed checkpoints, and
+// release-1.10.1's StandaloneCompletedCheckpointStore. Each store owns its shared-state
+// registry of the matching flavour.
+
+// DefaultNumRetainedCheckpoints is the default of state.checkpoints.num-retained.
+const DefaultNumRetainedCheckpoints = 1
+
+// ErrInvalidNumRetained is the IllegalArgumentException "Must retain at least one checkpoint."
+// of the store constructors.
+var ErrInvalidNumRetained = errors.New("must retain at least one checkpoint")
+
+// CompletedCheckpointStore holds the retained completed checkpoints, oldest first, and the
+// shared-state registry: SharedStateRegistry for Flink 1.18, RefCountSharedStateRegistry for
+// 1.10.1. Methods never delete anything; StoreUpdate says what Flink would delete.
+type CompletedCheckpointStore struct {
+	version     FlinkVersion
+	maxRetained int
+	checkpoints []*CompletedCheckpoint
+	// subsumed models the CheckpointsCleaner's subsumedCheckpoints (1.18): removed from the store,
+	// waiting until no retained checkpoint needs them.
+	subsumed []*CompletedCheckpoint
+	// restored holds, per checkpoint id, the properties recorded in the metadata of a snapshot
+	// the job was restored from (CompletedCheckpoint.getRestoredProperties).
+	restored    map[int64]*CheckpointProperties
+	registry    *SharedStateRegistry
+	refRegistry *RefCountSharedStateRegistry
+}
+
+// NewCompletedCheckpointStore returns an empty store for version v retaining maxRetained
+// checkpoints (state.checkpoints.num-retained; ErrInvalidNumRetained below 1).
+func NewCompletedCheckpointStore(v FlinkVersion, maxRetained int) (*CompletedCheckpointStore, error) {
+	if v != Flink118 && v != Flink1101 {
+		return nil, fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, v)
+	}
+	if maxRetained < 1 {
+		return nil, fmt.Errorf("%w (num-retained %d)", ErrInvalidNumRetained, maxRetained)
+	}
+	s := &CompletedCheckpointStore{version: v, maxRetained: maxRetained}
+	if v == Flink118 {
+		s.registry = NewSharedStateRegistry()
+	} else {
+		s.refRegistry = NewRefCountSharedStateRegistry()
+	}
+	return s, nil
+}
+
+// Version is the Flink version the store behaves as.
+func (s *CompletedCheckpointStore) Version() FlinkVersion { return s.version }
+
+// MaxRetained is getMaxNumberOfRetainedCheckpoints.
+func (s *CompletedCheckpointStore) MaxRetained() int { return s.maxRetained }
+
+// Checkpoints models getAllCheckpoints: the retained checkpoints, oldest first (a copy of the
+// list; the checkpoints are shared).
+func (s *CompletedCheckpointStore) Checkpoints() []*CompletedCheckpoint {
+	return append([]*CompletedCheckpoint(nil), s.checkpoints...)
+}
+
+// Len is getNumberOfRetainedCheckpoints.
+func (s *CompletedCheckpointStore) Len() int { return len(s.checkpoints) }
+
+// Latest models getLatestCheckpoint(): the newest retained checkpoint, or nil.
+func (s *CompletedCheckpointStore) Latest() *CompletedCheckpoint {
+	if len(s.checkpoints) == 0 {
+		return nil
+	}
+	return s.checkpoints[len(s.checkpoints)-1]
+}
+
+// LatestPreferringCheckpoint models 1.10.1's getLatestCheckpoint(isPreferCheckpointForRecovery):
+// with prefer set and more than one retained checkpoint, the newest one that is not a savepoint
+// (falling back to the newest); otherwise the newest. nil when the store is empty.
+func (s *CompletedCheckpointStore) LatestPreferringCheckpoint(prefer bool) *CompletedCheckpoint {
+	latest := s.Latest()
+	if !prefer || len(s.checkpoints) < 2 {
+		return latest
+	}
+	for i := len(s.checkpoints) - 1; i >= 0; i-- {
+		if !s.checkpoints[i].Properties.Savepoint {
+			return s.checkpoints[i]
+		}
+	}
+	return latest
+}
+
+// Registry is the 1.18 shared-state registry (nil for a 1.10.1 store).
+func (s *CompletedCheckpointStore) Registry() *SharedStateRegistry { return s.registry }
+
+// RefCountRegistry is the 1.10.1 shared-state registry (nil for a 1.18 store).
+func (s *CompletedCheckpointStore) RefCountRegistry() *RefCountSharedStateRegistry {
+	return s.refRegistry
+}
+
+// PendingCleanup lists (1.18) the ids of subsumed checkpoints the CheckpointsCleaner still holds
+// because a retained checkpoint may need their files, oldest first.
+func (s *CompletedCheckpointStore) PendingCleanup() []int64 {
+	var ids []int64
+	for _, c := range s.subsumed {
+		ids = append(ids, c.CheckpointID)
+	}
+	return ids
+}
+
+// StoreUpdate says what adding a checkpoint did and what Flink deletes as a consequence.
+type StoreUpdate struct {
+	// Subsumed lists the checkpoints removed from the store, oldest first.
+	Subsumed []int64
+	// Discarded lists the checkpoints whose own files (metadata, private and exclusive state,
+	// their directory) are deleted now: those removed earlier or now whose properties discard
+	// subsumed checkpoints, once (1.18) no retained checkpoint needs them.
+	Discarded []int64
+	// DiscardedShared lists the shared files deleted, in the order Flink schedules them.
+	DiscardedShared []StreamHandle
+	// CheckpointsInUse (1.18) is what UnregisterUnusedState returned: checkpoints whose
+	// directories must stay because state they created is still used.
+	CheckpointsInUse []int64
+	// IgnoredError is the first error Flink logs and ignores while discarding (1.10.1:
+	// unregistering shared state of a subsumed checkpoint).
+	IgnoredError error
+}
+
+// AddCheckpointAndSubsumeOldestOne adds cp as the newest checkpoint and subsumes old ones.
+//
+// 1.18 (DefaultCompletedCheckpointStore.addCheckpointAndSubsumeOldestOne): while the store
+// holds more than MaxRetained, walk from the oldest to the newest removing each checkpoint that
+// is not the newest and is a savepoint, or the newest is a synchronous stop-with-savepoint, or it
+// is not the newest non-savepoint checkpoint — the walk goes on past ones it keeps. Removed
+// checkpoints go to the cleaner. Then, if a non-savepoint checkpoint remains, the oldest such
+// id L drives SharedStateRegistry.UnregisterUnusedState(L), and every cleaner entry with id
+// below L that is not in use leaves the cleaner, discarded if its properties discard subsumed
+// checkpoints.
+//
+// 1.10.1 (StandaloneCompletedCheckpointStore.addCheckpoint): while the store holds more than
+// MaxRetained, the oldest checkpoint is removed and, if its properties say so, discarded, which
+// unregisters its incremental handles' shared files from the registry.
+func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *CompletedCheckpoint) (StoreUpdate, error) {
+	if cp == nil {
+		return StoreUpdate{}, errors.New("checkpoint must not be nil")
+	}
+	var u StoreUpdate
+	s.checkpoints = append(s.checkpoints, cp)
+	if s.version == Flink1101 {
+		for len(s.checkpoints) > s.maxRetained {
+			old := s.checkpoints[0]
+			s.checkpoints[0] = nil
+			s.checkpoints = s.checkpoints[1:]
+			u.Subsumed = append(u.Subsumed, old.CheckpointID)
+			if old.Properties.DiscardSubsumed {
+				u.Discarded = append(u.Discarded, old.CheckpointID)
+				d, err := s.refRegistry.DiscardAll(old.Operators)
+				u.DiscardedShared = append(u.DiscardedShared, d...)
+				if err != nil && u.IgnoredError == nil {
+					u.IgnoredError = err
+				}
+			}
+		}
+		return u, nil
+	}
+
+	if len(s.checkpoints) > s.maxRetained {
+		latest := s.checkpoints[len(s.checkpoints)-1]
+		var latestNonSavepoint *CompletedCheckpoint
+		for i := len(s.checkpoints) - 1; i >= 0; i-- {
+			if !s.checkpoints[i].Properties.Savepoint {
+				latestNonSavepoint = s.checkpoints[i]
+				break
+			}
+		}
+		kept := make([]*CompletedCheckpoint, 0, len(s.checkpoints))
+		n := len(s.checkpoints)
+		for _, c := range s.checkpoints {
+			if n > s.maxRetained && canSubsume(c, latest, latestNonSavepoint) {
+				n--
+				u.Subsumed = append(u.Subsumed, c.CheckpointID)
+				s.subsumed = append(s.subsumed, c)
+				continue
+			}
+			kept = append(kept, c)
+		}
+		s.checkpoints = kept
+	}
+	for _, c := range s.checkpoints {
+		if c.Properties.Savepoint {
+			continue
+		}
+		lowest := c.CheckpointID
+		res := s.registry.UnregisterUnusedState(lowest)
+		u.DiscardedShared = res.Discarded
+		u.CheckpointsInUse = res.CheckpointsInUse
+		waiting := s.subsumed[:0]
+		for _, old := range s.subsumed {
+			if old.CheckpointID < lowest && !slices.Contains(res.CheckpointsInUse, old.CheckpointID) {
+				if old.Properties.DiscardSubsumed {
+					u.Discarded = append(u.Discarded, old.CheckpointID)
+				}
+				continue
+			}
+			waiting = append(waiting, old)
+		}
+		clear(s.subsumed[len(waiting):])
+		s.subsumed = waiting
+		break
+	}
+	return u, nil
+}
+
+// canSubsume models CheckpointSubsumeHelper.canSubsume.
+func canSubsume(next, latest, latestNonSavepoint *CompletedCheckpoint) bool {
+	switch {
+	case next == latest:
+		return false
+	case next.Properties.Savepoint:
+		return true
+	case latest.Properties.Synchronous:
+		return true
+	}
+	return latestNonSavepoint != nil && latestNonSavepoint != next
+}
+
+// EntersStore reports whether a snapshot completed while the job runs is added to the store:
+// 1.18 adds checkpoints only (FLINK-25191: savepoints, including stop-with-savepoint, are not
+// used for recovery); 1.10.1 adds savepoints too.
+func EntersStore(v FlinkVersion, p CheckpointProperties) bool {
+	return v == Flink1101 || !p.Savepoint
+}
+
+// CompleteCheckpoint models what CheckpointCoordinator.completePendingCheckpoint does with the
+// store and registry once every task acknowledged: 1.18 registers the shared state of a
+// checkpoint (not of a savepoint: "Flink is not in charge of savepoints' lifecycle") under its
+// id and adds it (EntersStore); 1.10.1 registers every snapshot's shared state and adds it.
+// For a 1.18 savepoint nothing happens.
+func (s *CompletedCheckpointStore) CompleteCheckpoint(cp *CompletedCheckpoint) (StoreUpdate, error) {
+	if cp == nil {
+		return StoreUpdate{}, errors.New("checkpoint must not be nil")
+	}
+	if s.version == Flink1101 {
+		dup, err := s.refRegistry.RegisterAll(cp.Operators)
+		if err != nil {
+			return StoreUpdate{DiscardedShared: dup}, err
+		}
+		u, err := s.AddCheckpointAndSubsumeOldestOne(cp)
+		u.DiscardedShared = append(dup, u.DiscardedShared...)
+		return u, err
+	}
+	if !EntersStore(s.version, cp.Properties) {
+		return StoreUpdate{}, nil
+	}
+	if err := s.registry.RegisterAll(cp.Operators, cp.CheckpointID); err != nil {
+		return StoreUpdate{}, err
+	}
+	return s.AddCheckpointAndSubsumeOldestOne(cp)
+}
+
+// RecoverAfterJobManagerFailover models a new JobManager rebuilding the store from HA storage
+// (1.18: DefaultCompletedCheckpointStoreUtils.retrieveCompletedCheckpoints and
+// SharedStateRegistryFactory.create): the retained checkpoints stay, a fresh registry registers
+// each of them with registerSharedStatesAfterRestored(registry, mode) — skipped for unclaimed
+// snapshots — where mode is the job's restore mode (NoClaim unless it was started with another),
+// and the old CheckpointsCleaner's pending list is lost. For 1.10.1 this only resets the
+// cleaner list: the registry is rebuilt by every restore (Coordinator.RestoreLatestCheckpointedState).
+func (s *CompletedCheckpointStore) RecoverAfterJobManagerFailover(mode RestoreMode) error {
+	s.subsumed = nil
+	if s.version == Flink1101 {
+		return nil
+	}
+	s.registry.Close()
+	s.registry = NewSharedStateRegistry()
+	for _, c := range s.checkpoints {
+		if c.Properties.Unclaimed {
+			continue
+		}
+		if err := s.registry.RegisterAllAfterRestored(c.CheckpointID, c.Operators, s.restored[c.CheckpointID], mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PendingSnapshot is a snapshot that was triggered and has not completed (PendingCheckpoint).
+type PendingSnapshot struct {
+	CheckpointID int64
+	Properties   CheckpointProperties
+}
+
+// SubsumedPendingSnapshots models CheckpointCoordinator.dropSubsumedCheckpoints after snapshot
+// completedID with properties completed completed: the ids, ascending, of the pending snapshots
+// aborted as subsumed. 1.18 drops only after a checkpoint or a synchronous stop-with-savepoint
+// completed, and only pending snapshots that are not savepoints (PendingCheckpoint.canBeSubsumed);
+// 1.10.1 drops after any completion every pending snapshot that is not forced.
+func SubsumedPendingSnapshots(v FlinkVersion, completedID int64, completed CheckpointProperties, pending []PendingSnapshot) []int64 {
+	if v == Flink118 && completed.Savepoint && !completed.Synchronous {
+		return nil
+	}
+	var ids []int64
+	for _, p := range pending {
+		if p.CheckpointID >= completedID {
+			continue
+		}
+		if (v == Flink118 && !p.Properties.Savepoint) || (v == Flink1101 && !p.Properties.Forced) {
+			ids = append(ids, p.CheckpointID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }

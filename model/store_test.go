@@ -1,0 +1,369 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var (
+	checkpointProps  = CheckpointProperties{DiscardSubsumed: true, Sharing: ForwardBackward}
+	savepointProps   = CheckpointProperties{Savepoint: true, Forced: true}
+	syncStopProps    = CheckpointProperties{Savepoint: true, Synchronous: true}
+	unclaimedProps   = CheckpointProperties{Savepoint: true, Unclaimed: true}
+	nativeSavepoint  = CheckpointProperties{Savepoint: true, Native: true, Forced: true}
+	sharedFileA      = StreamHandle{Path: "file:/ckpt/shared/a.sst", Size: 10}
+	sharedFileB      = StreamHandle{Path: "file:/ckpt/shared/b.sst", Size: 20}
+	sharedFileStaleC = StreamHandle{Path: "file:/ckpt/shared/c.sst", Size: 30}
+)
+
+// ckpt builds a completed checkpoint; files, if any, become one incremental handle's shared files.
+func ckpt(id int64, props CheckpointProperties, files ...StreamHandle) *CompletedCheckpoint {
+	cp := &CompletedCheckpoint{CheckpointID: id, Properties: props}
+	if len(files) > 0 {
+		h := &IncrementalKeyedStateHandle{BackendID: "backend", Range: KeyGroupRange{Start: 0, End: 127},
+			CheckpointID: id, StateHandleID: fmt.Sprint("handle-", id), Meta: StreamHandle{Path: fmt.Sprint("meta-", id), Size: 1}}
+		for i, f := range files {
+			h.Shared = append(h.Shared, SharedFile{LocalPath: fmt.Sprint(i, ".sst"), Handle: f})
+		}
+		// Local file names must identify the file for the 1.10.1 key: use the path.
+		for i := range h.Shared {
+			h.Shared[i].LocalPath = h.Shared[i].Handle.Path
+		}
+		cp.Operators = []OperatorState{{Parallelism: 1, MaxParallelism: 128,
+			Subtasks: []*OperatorSubtaskState{{ManagedKeyedState: []KeyedStateHandle{h}}}}}
+	}
+	return cp
+}
+
+func mustStore(t *testing.T, v FlinkVersion, n int) *CompletedCheckpointStore {
+	t.Helper()
+	s, err := NewCompletedCheckpointStore(v, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func ids(s *CompletedCheckpointStore) []int64 {
+	var out []int64
+	for _, c := range s.Checkpoints() {
+		out = append(out, c.CheckpointID)
+	}
+	return out
+}
+
+// storeStep adds a checkpoint (directly, or through CompleteCheckpoint) and checks the store and
+// the update.
+type storeStep struct {
+	cp       *CompletedCheckpoint
+	complete bool // CompleteCheckpoint (registers shared state) instead of a bare add
+	want     StoreUpdate
+	retained []int64
+}
+
+func runStoreSteps(t *testing.T, s *CompletedCheckpointStore, steps []storeStep) {
+	t.Helper()
+	for i, st := range steps {
+		var u StoreUpdate
+		var err error
+		if st.complete {
+			u, err = s.CompleteCheckpoint(st.cp)
+		} else {
+			u, err = s.AddCheckpointAndSubsumeOldestOne(st.cp)
+		}
+		if err != nil {
+			t.Fatalf("step %d (checkpoint %d): %v", i, st.cp.CheckpointID, err)
+		}
+		if diff := cmp.Diff(st.want, u); diff != "" {
+			t.Errorf("step %d (checkpoint %d) update (-want +got):\n%s", i, st.cp.CheckpointID, diff)
+		}
+		if diff := cmp.Diff(st.retained, ids(s)); diff != "" {
+			t.Errorf("step %d (checkpoint %d) retained (-want +got):\n%s", i, st.cp.CheckpointID, diff)
+		}
+	}
+}
+
+func TestStoreRetainsOneCheckpointByDefaultAndDiscardsSubsumedOnes(t *testing.T) {
+	s := mustStore(t, Flink118, DefaultNumRetainedCheckpoints)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, checkpointProps), retained: []int64{1}},
+		{cp: ckpt(2, checkpointProps), want: StoreUpdate{Subsumed: []int64{1}, Discarded: []int64{1}}, retained: []int64{2}},
+		{cp: ckpt(3, checkpointProps), want: StoreUpdate{Subsumed: []int64{2}, Discarded: []int64{2}}, retained: []int64{3}},
+	})
+}
+
+func TestStoreDropsRestoredSavepointAfterFirstCheckpointWithoutDiscardingIt(t *testing.T) {
+	for _, props := range []CheckpointProperties{unclaimedProps, savepointProps} {
+		s := mustStore(t, Flink118, 1)
+		runStoreSteps(t, s, []storeStep{
+			{cp: ckpt(5, props), retained: []int64{5}},
+			{cp: ckpt(6, checkpointProps), want: StoreUpdate{Subsumed: []int64{5}}, retained: []int64{6}},
+		})
+	}
+}
+
+func TestStoreDiscardsClaimedSnapshotLikeACheckpoint(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(5, checkpointProps), retained: []int64{5}},
+		{cp: ckpt(6, checkpointProps), want: StoreUpdate{Subsumed: []int64{5}, Discarded: []int64{5}}, retained: []int64{6}},
+	})
+}
+
+func TestStoreNeverDropsNewestCheckpointForASavepoint(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, checkpointProps), retained: []int64{1}},
+		// Over capacity, but checkpoint 1 is the newest non-savepoint and 2 the newest: both stay.
+		{cp: ckpt(2, savepointProps), retained: []int64{1, 2}},
+		// The walk keeps 1 and goes on to remove the intermediate savepoint 2.
+		{cp: ckpt(3, savepointProps), want: StoreUpdate{Subsumed: []int64{2}}, retained: []int64{1, 3}},
+		{cp: ckpt(4, checkpointProps), want: StoreUpdate{Subsumed: []int64{1, 3}, Discarded: []int64{1}}, retained: []int64{4}},
+	})
+}
+
+func TestStoreSubsumesEverythingOlderThanASynchronousStopWithSavepoint(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, checkpointProps), retained: []int64{1}},
+		// No non-savepoint remains, so nothing is unregistered or cleaned yet.
+		{cp: ckpt(2, syncStopProps), want: StoreUpdate{Subsumed: []int64{1}}, retained: []int64{2}},
+		{cp: ckpt(3, checkpointProps), want: StoreUpdate{Subsumed: []int64{2}, Discarded: []int64{1}}, retained: []int64{3}},
+	})
+}
+
+func TestStoreRetainsSeveralCheckpoints(t *testing.T) {
+	s := mustStore(t, Flink118, 3)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, checkpointProps), retained: []int64{1}},
+		{cp: ckpt(2, checkpointProps), retained: []int64{1, 2}},
+		{cp: ckpt(3, checkpointProps), retained: []int64{1, 2, 3}},
+		{cp: ckpt(4, checkpointProps), want: StoreUpdate{Subsumed: []int64{1}, Discarded: []int64{1}}, retained: []int64{2, 3, 4}},
+	})
+	if got := s.Latest().CheckpointID; got != 4 {
+		t.Errorf("Latest = %d, want 4", got)
+	}
+}
+
+// Shared files are deleted once no retained checkpoint uses them; a checkpoint restored in CLAIM
+// mode from a native savepoint (NO_SHARING) stays on disk while its files are used.
+func TestStoreUnregistersUnusedSharedStateAndWaitsForCheckpointsInUse(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	restored := ckpt(1, checkpointProps, sharedFileA, sharedFileStaleC)
+	if err := s.Registry().RegisterAllAfterRestored(1, restored.Operators, &nativeSavepoint, Claim); err != nil {
+		t.Fatal(err)
+	}
+	runStoreSteps(t, s, []storeStep{
+		{cp: restored, retained: []int64{1}, want: StoreUpdate{CheckpointsInUse: []int64{1}}},
+		// 2 reuses a.sst and uploads b.sst: c.sst is unused (deleted, CLAIM); checkpoint 1 is in
+		// use through a.sst and waits.
+		{cp: ckpt(2, checkpointProps, sharedFileA, sharedFileB), complete: true, retained: []int64{2},
+			want: StoreUpdate{Subsumed: []int64{1}, DiscardedShared: []StreamHandle{sharedFileStaleC}, CheckpointsInUse: []int64{1}}},
+		// 3 uses b.sst only: a.sst goes, and with it checkpoint 1 and checkpoint 2's directory.
+		{cp: ckpt(3, checkpointProps, sharedFileB), complete: true, retained: []int64{3},
+			want: StoreUpdate{Subsumed: []int64{2}, Discarded: []int64{1, 2}, DiscardedShared: []StreamHandle{sharedFileA}}},
+	})
+	if got := s.PendingCleanup(); got != nil {
+		t.Errorf("PendingCleanup = %v, want none", got)
+	}
+}
+
+// In NO_CLAIM mode the files of the restored snapshot are never deleted by the job.
+func TestStoreKeepsFilesOfAnUnclaimedSnapshot(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	restored := ckpt(1, unclaimedProps, sharedFileA)
+	// NO_CLAIM: registerSharedStatesAfterRestored skips unclaimed snapshots; the first
+	// checkpoint uploads everything again (it is a full one).
+	runStoreSteps(t, s, []storeStep{
+		{cp: restored, retained: []int64{1}},
+		{cp: ckpt(2, checkpointProps, sharedFileB), complete: true, retained: []int64{2}, want: StoreUpdate{Subsumed: []int64{1}}},
+		{cp: ckpt(3, checkpointProps), complete: true, retained: []int64{3},
+			want: StoreUpdate{Subsumed: []int64{2}, Discarded: []int64{2}, DiscardedShared: []StreamHandle{sharedFileB}}},
+	})
+}
+
+func TestStoreSavepointsAreNotAddedWhileRunning(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, checkpointProps, sharedFileA), complete: true, retained: []int64{1}},
+		{cp: ckpt(2, savepointProps, sharedFileB), complete: true, retained: []int64{1}},
+		{cp: ckpt(3, syncStopProps), complete: true, retained: []int64{1}},
+	})
+	if _, ok := s.Registry().Entry(SharedStateKey(sharedFileB.Path)); ok {
+		t.Error("a savepoint's shared state was registered")
+	}
+	if !EntersStore(Flink1101, savepointProps) || EntersStore(Flink118, savepointProps) || !EntersStore(Flink118, checkpointProps) {
+		t.Error("EntersStore: want 1.18 checkpoints only, 1.10.1 everything")
+	}
+}
+
+// 1.10.1: FIFO, savepoints included; discarding a subsumed checkpoint unregisters its shared
+// files, which are deleted when their count reaches 0; subsumed savepoints release nothing.
+func TestStore1101SubsumesOldestAndUnregistersSharedState(t *testing.T) {
+	s := mustStore(t, Flink1101, 1)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, savepointProps, sharedFileStaleC), complete: true, retained: []int64{1}},
+		{cp: ckpt(2, checkpointProps, sharedFileA), complete: true, retained: []int64{2},
+			want: StoreUpdate{Subsumed: []int64{1}}},
+		{cp: ckpt(3, checkpointProps, sharedFileA, sharedFileB), complete: true, retained: []int64{3},
+			want: StoreUpdate{Subsumed: []int64{2}, Discarded: []int64{2}}},
+		{cp: ckpt(4, checkpointProps, sharedFileB), complete: true, retained: []int64{4},
+			want: StoreUpdate{Subsumed: []int64{3}, Discarded: []int64{3}, DiscardedShared: []StreamHandle{sharedFileA}}},
+	})
+	// The savepoint's file was never unregistered (its discard-on-subsume does nothing).
+	key := RefCountSharedStateKey("backend", KeyGroupRange{Start: 0, End: 127}, sharedFileStaleC.Path)
+	if got := s.RefCountRegistry().RefCount(key); got != 1 {
+		t.Errorf("savepoint file ref count = %d, want 1 (leaked, as in Flink)", got)
+	}
+}
+
+func TestStore1101SecondRetainedCheckpoint(t *testing.T) {
+	s := mustStore(t, Flink1101, 2)
+	runStoreSteps(t, s, []storeStep{
+		{cp: ckpt(1, checkpointProps), retained: []int64{1}},
+		{cp: ckpt(2, savepointProps), retained: []int64{1, 2}},
+		{cp: ckpt(3, checkpointProps), retained: []int64{2, 3}, want: StoreUpdate{Subsumed: []int64{1}, Discarded: []int64{1}}},
+	})
+	if got := s.LatestPreferringCheckpoint(true).CheckpointID; got != 3 {
+		t.Errorf("LatestPreferringCheckpoint = %d", got)
+	}
+}
+
+func TestStoreRecoveryAfterJobManagerFailover(t *testing.T) {
+	for _, tt := range []struct {
+		mode RestoreMode
+		want []StreamHandle
+	}{
+		// NO_CLAIM (the default for a job not started from a snapshot): the recovered
+		// checkpoint's files count as not claimed and are never deleted by the new JobManager.
+		{NoClaim, nil},
+		{Claim, []StreamHandle{sharedFileA}},
+	} {
+		t.Run(tt.mode.String(), func(t *testing.T) {
+			s := mustStore(t, Flink118, 1)
+			s.subsumed = append(s.subsumed, ckpt(0, checkpointProps))
+			if _, err := s.CompleteCheckpoint(ckpt(1, checkpointProps, sharedFileA)); err != nil {
+				t.Fatal(err)
+			}
+			old := s.Registry()
+			if err := s.RecoverAfterJobManagerFailover(tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if s.Registry() == old || s.PendingCleanup() != nil {
+				t.Fatal("recovery kept the old registry or cleaner list")
+			}
+			e, ok := s.Registry().Entry(SharedStateKey(sharedFileA.Path))
+			if !ok || e.CreatedByCheckpointID != 1 {
+				t.Fatalf("recovered registry entry = %+v, %v; want a.sst registered again by checkpoint 1", e, ok)
+			}
+			u, err := s.CompleteCheckpoint(ckpt(2, checkpointProps, sharedFileB))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, u.DiscardedShared); diff != "" {
+				t.Errorf("deleted after the next checkpoint (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSubsumedPendingSnapshots(t *testing.T) {
+	pending := []PendingSnapshot{
+		{CheckpointID: 4, Properties: checkpointProps},
+		{CheckpointID: 2, Properties: checkpointProps},
+		{CheckpointID: 3, Properties: savepointProps}, // forced savepoint
+		{CheckpointID: 5, Properties: CheckpointProperties{Savepoint: true}},
+		{CheckpointID: 6, Properties: CheckpointProperties{Forced: true, DiscardSubsumed: true}}, // forced checkpoint
+		{CheckpointID: 9, Properties: checkpointProps},
+	}
+	for _, tt := range []struct {
+		name      string
+		v         FlinkVersion
+		completed CheckpointProperties
+		want      []int64
+	}{
+		{"1.18 checkpoint aborts older pending checkpoints, never savepoints", Flink118, checkpointProps, []int64{2, 4, 6}},
+		{"1.18 savepoint aborts nothing", Flink118, savepointProps, nil},
+		{"1.18 synchronous stop-with-savepoint aborts like a checkpoint", Flink118, syncStopProps, []int64{2, 4, 6}},
+		{"1.10.1 any completion aborts older unforced pending snapshots", Flink1101, savepointProps, []int64{2, 4, 5}},
+	} {
+		got := SubsumedPendingSnapshots(tt.v, 7, tt.completed, pending)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestStoreBadInput(t *testing.T) {
+	if _, err := NewCompletedCheckpointStore(Flink118, 0); !errors.Is(err, ErrInvalidNumRetained) {
+		t.Errorf("num-retained 0: err = %v", err)
+	}
+	if _, err := NewCompletedCheckpointStore(FlinkVersion(9), 1); !errors.Is(err, ErrUnknownFlinkVersion) {
+		t.Errorf("unknown version: err = %v", err)
+	}
+	s := mustStore(t, Flink118, 1)
+	if _, err := s.AddCheckpointAndSubsumeOldestOne(nil); err == nil {
+		t.Error("nil checkpoint accepted")
+	}
+	for _, m := range []RestoreMode{Claim, NoClaim, Legacy} {
+		if got, err := ParseRestoreMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseRestoreMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := ParseRestoreMode("claim"); !errors.Is(err, ErrUnknownRestoreMode) {
+		t.Errorf("ParseRestoreMode(claim): err = %v", err)
+	}
+	var zero RestoreMode
+	if zero != NoClaim {
+		t.Error("the zero RestoreMode must be NO_CLAIM, Flink's default")
+	}
+}
+
+func BenchmarkStoreCompleteCheckpoint(b *testing.B) {
+	cps := make([]*CompletedCheckpoint, 64)
+	for i := range cps {
+		cps[i] = ckpt(int64(i+1), checkpointProps, sharedFileA, StreamHandle{Path: fmt.Sprint("file:/s/", i), Size: 1})
+	}
+	for b.Loop() {
+		s, _ := NewCompletedCheckpointStore(Flink118, 3)
+		for _, c := range cps {
+			if _, err := s.CompleteCheckpoint(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func ExampleCompletedCheckpointStore_AddCheckpointAndSubsumeOldestOne() {
+	s, _ := NewCompletedCheckpointStore(Flink118, 1)
+	restored := &CompletedCheckpoint{CheckpointID: 5, Properties: CheckpointProperties{Savepoint: true, Unclaimed: true}}
+	next := &CompletedCheckpoint{CheckpointID: 6, Properties: CheckpointProperties{DiscardSubsumed: true}}
+	_, _ = s.AddCheckpointAndSubsumeOldestOne(restored)
+	u, _ := s.AddCheckpointAndSubsumeOldestOne(next)
+	fmt.Println("subsumed", u.Subsumed, "discarded", u.Discarded, "latest", s.Latest().CheckpointID)
+	// Output:
+	// subsumed [5] discarded [] latest 6
+}
+
+// registerSharedStatesAfterRestored skips unclaimed (NO_CLAIM) snapshots on recovery too.
+func TestStoreRecoveryDoesNotRegisterAnUnclaimedSnapshot(t *testing.T) {
+	s := mustStore(t, Flink118, 2)
+	if _, err := s.AddCheckpointAndSubsumeOldestOne(ckpt(1, unclaimedProps, sharedFileStaleC)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CompleteCheckpoint(ckpt(2, checkpointProps, sharedFileA)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecoverAfterJobManagerFailover(NoClaim); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Registry().Entry(SharedStateKey(sharedFileStaleC.Path)); ok {
+		t.Error("the unclaimed snapshot's file was registered on recovery")
+	}
+	if _, ok := s.Registry().Entry(SharedStateKey(sharedFileA.Path)); !ok {
+		t.Error("checkpoint 2's file was not registered on recovery")
+	}
+}
