@@ -723,12 +723,10 @@ func BenchmarkAssignStatesRescale(b *testing.B) {
 }
 
 // BenchmarkKeyedCutReference is the Flink-shaped O(P_old·P_new) cut of the same input, kept as
-// the reference the linear cut is measured against.
+// the reference the linear cut is measured against. p=32768 is left out: one operation takes
+// over two minutes on a 2-core machine (measured once: ≈135 s).
 func BenchmarkKeyedCutReference(b *testing.B) {
-	for _, p := range []int{256, 4096, 32768} {
-		if p > 4096 && testing.Short() {
-			continue
-		}
+	for _, p := range []int{256, 4096} {
 		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
 			in := saRescaleInput(p)
 			os := &in.Operators[0]
