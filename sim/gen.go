@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// Named random streams: each decision family draws from its own stream, so adding a stream or
+// changing how many numbers one family draws never shifts the others.
+const (
+	streamJob uint64 = iota + 1
+	streamSchedule
+	streamRecords
+	streamRescale
+)
+
+// newStream returns the independent stream id of seed.
+func newStream(seed, id uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, id)) }
+
+// DefaultSteps is the default schedule length.
+const DefaultSteps = 40
+
+// Generate draws a plan from seed: a job (with swarm-style feature switches: which state kinds,
+// key type and distribution, backend) and a schedule of steps.
+func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
+	if steps <= 0 {
+		steps = DefaultSteps
+	}
+	r := newStream(seed, streamJob)
+	j := Job{
+		KeyType:      KeyType(1 + r.IntN(3)),
+		KeyDist:      KeyDist(1 + r.IntN(4)),
+		NumKeys:      []int{1, 10, 100, 1000, 5000}[r.IntN(5)],
+		Splits:       1 + r.IntN(12),
+		UnionOffsets: r.IntN(3) == 0,
+		Broadcast:    r.IntN(2) == 0,
+		RawKeyed:     r.IntN(3) == 0,
+		Incremental:  r.IntN(2) == 0,
+		Sink:         r.IntN(2) == 0,
+	}
+	j.Source = VertexConfig{Parallelism: drawParallelism(r), UID: "source"}
+	j.Keyed = VertexConfig{Parallelism: drawParallelism(r), UID: "keyed"}
+	if r.IntN(2) == 0 {
+		j.Keyed.MaxParallelism = drawMaxParallelism(r, j.Keyed.Parallelism)
+	}
+	if r.IntN(4) == 0 {
+		j.Keyed.UID = fmt.Sprintf("keyed-v%d", r.IntN(100))
+	}
+	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, j, steps)}
+}
+
+// drawParallelism: mostly 1..16, sometimes up to 64, rarely up to 1024.
+func drawParallelism(r *rand.Rand) int {
+	switch x := r.IntN(20); {
+	case x < 14:
+		return 1 + r.IntN(16)
+	case x < 19:
+		return 1 + r.IntN(64)
+	default:
+		return 1 + r.IntN(1024)
+	}
+}
+
+// drawMaxParallelism: a power of two, a highly divisible number, or an odd one, ≥ p.
+func drawMaxParallelism(r *rand.Rand, p int) int {
+	var m int
+	switch r.IntN(3) {
+	case 0:
+		m = []int{128, 256, 512, 1024, 4096, 32768}[r.IntN(6)]
+	case 1:
+		m = []int{60, 120, 360, 720, 1260, 5040}[r.IntN(6)]
+	default:
+		m = []int{7, 13, 42, 97, 129, 1000, 1009}[r.IntN(7)]
+	}
+	return max(m, p)
+}
+
+func generateSteps(seed uint64, j Job, n int) []Step {
+	r := newStream(seed, streamSchedule)
+	rs := newStream(seed, streamRescale)
+	steps := make([]Step, 0, n)
+	src, keyed := j.Source, j.Keyed
+	sink := j.Sink
+	for range n {
+		var s Step
+		switch x := r.IntN(100); {
+		case x < 35:
+			s = Step{Kind: Process, N: 1 + r.IntN(50)}
+		case x < 42 && j.Broadcast:
+			s = Step{Kind: BroadcastUpdate, N: 1 + r.IntN(5)}
+		case x < 62:
+			s = Step{Kind: Checkpoint, Abort: r.IntN(8) == 0}
+		case x < 67:
+			s = Step{Kind: Savepoint}
+		case x < 77:
+			v := r.IntN(2)
+			p := src.Parallelism
+			if v == 1 {
+				p = keyed.Parallelism
+			}
+			s = Step{Kind: Fail, Vertex: v, Subtask: r.IntN(p)}
+		case x < 80:
+			s = Step{Kind: Retain, N: 1 + r.IntN(3)}
+		default:
+			c := drawChange(rs, src, keyed, sink)
+			s = Step{Kind: Restart, Change: c}
+			if c.valid(keyed) {
+				src, keyed = c.Source, c.Keyed
+				sink = (sink && !c.DropSink) || c.AddSink
+			}
+		}
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// valid is the generator's guess of whether a change will be accepted (to keep the generated
+// job close to the running one); the oracle, not this, decides what must happen.
+func (c Change) valid(old VertexConfig) bool {
+	if c.Keyed.UID != old.UID && c.Keyed.UIDHash == "" && !c.AllowNonRestoredState {
+		return false
+	}
+	if c.Keyed.MaxParallelism != old.MaxParallelism && c.Keyed.MaxParallelism != 0 && old.MaxParallelism != 0 {
+		return false
+	}
+	return true
+}
+
+func drawChange(r *rand.Rand, src, keyed VertexConfig, sink bool) Change {
+	c := Change{Source: src, Keyed: keyed, AllowNonRestoredState: r.IntN(3) == 0, Claim: r.IntN(2) == 0}
+	c.Source.Parallelism = rescale(r, src.Parallelism)
+	c.Keyed.Parallelism = rescale(r, keyed.Parallelism)
+	switch r.IntN(10) {
+	case 0: // change (or set) the configured max parallelism
+		c.Keyed.MaxParallelism = drawMaxParallelism(r, c.Keyed.Parallelism)
+	case 1: // drop the configuration: back to Flink's default
+		c.Keyed.MaxParallelism = 0
+	case 2: // re-uid the keyed operator, sometimes pinning its old ID with setUidHash
+		old := keyed
+		c.Keyed.UID = fmt.Sprintf("keyed-v%d", r.IntN(100))
+		if r.IntN(2) == 0 {
+			c.Keyed.UIDHash = model.OperatorIDFromUID(old.UID).String()
+			if old.UIDHash != "" {
+				c.Keyed.UIDHash = old.UIDHash
+			}
+		}
+	}
+	if sink && r.IntN(6) == 0 {
+		c.DropSink = true
+	} else if !sink && r.IntN(6) == 0 {
+		c.AddSink = true
+	}
+	return c
+}
+
+// rescale picks a new parallelism: the same, up, down, or to a non-divisor.
+func rescale(r *rand.Rand, p int) int {
+	switch r.IntN(5) {
+	case 0:
+		return p
+	case 1:
+		return min(p*2, 1024)
+	case 2:
+		return max(1, p/2)
+	case 3:
+		return max(1, p+1+r.IntN(7))
+	default:
+		return max(1, p-1-r.IntN(3))
+	}
+}

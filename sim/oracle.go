@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spaolacci/murmur3"
+)
+
+// The oracle knows nothing of the model's partitioning. It records, at every completed snapshot,
+// the source offsets and the number of broadcast updates applied (facts of the world at the
+// barrier), and recomputes the expected keyed state from the input log; it routes keys with an
+// independent murmur (spaolacci/murmur3) and its own range arithmetic.
+
+// Invariant names, as they appear in violations and sweep summaries.
+const (
+	InvKeyedState       = "keyed-state"       // each key once, on its owner, with the expected value
+	InvKeyOwner         = "key-owner"         // a key held by a subtask that does not own its key group
+	InvSplits           = "splits"            // every split exactly once with the expected offset
+	InvUnion            = "union-complete"    // union list complete on every subtask after restore
+	InvBroadcast        = "broadcast"         // broadcast map identical everywhere and as expected
+	InvCounter          = "checkpoint-id"     // checkpoint ID counter above every ID used
+	InvSharedFiles      = "shared-files"      // every file a retained checkpoint references exists
+	InvRestoreRefused   = "valid-restore-refused"
+	InvRestoreAccepted  = "invalid-restore-accepted"
+	InvWrongRefusal     = "wrong-refusal-reason"
+	InvRestoreReadError = "restore-read-error"
+)
+
+// Violation is one broken invariant.
+type Violation struct {
+	Step      int    // index of the step in the plan
+	Invariant string // one of the Inv… names
+	Detail    string // one line
+	Diff      string // (-want +got), may be empty
+	// Known names a known Flink bug the violation reproduces (e.g. "FLINK-16638"), if any.
+	Known string
+}
+
+func (v Violation) String() string {
+	s := fmt.Sprintf("step %d: %s: %s", v.Step, v.Invariant, v.Detail)
+	if v.Known != "" {
+		s += " [" + v.Known + "]"
+	}
+	return s
+}
+
+// snapshotFacts is what the oracle records when a snapshot's barrier passes.
+type snapshotFacts struct {
+	id        int64
+	savepoint bool
+	offsets   map[int]int64 // split → next offset
+	base      map[int]int64 // split → offset the keyed state counts from (0, or where it was dropped)
+	applied   int           // broadcast updates applied
+	shape     jobShape
+}
+
+// oracleKeyGroup is the oracle's own key-group computation: MurmurHash3_x86_32 (the library)
+// over the little-endian hash, Flink's sign rule, modulo M.
+func oracleKeyGroup(hash int32, maxPar int) int {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(hash))
+	h := int32(murmur3.Sum32WithSeed(b[:], 0))
+	switch {
+	case h == math.MinInt32:
+		h = 0
+	case h < 0:
+		h = -h
+	}
+	return int(h) % maxPar
+}
+
+// oracleOwner is the subtask owning key group kg: the unique i with ⌈i·M/p⌉ ≤ kg ≤ ⌈(i+1)·M/p⌉−1,
+// found by scanning the range boundaries (independent of the model's kg*p/M shortcut).
+func oracleOwner(kg, maxPar, par int) int {
+	lo, hi := 0, par-1
+	for lo < hi { // binary search the first i whose range end ≥ kg
+		mid := (lo + hi) / 2
+		end := ((mid+1)*maxPar - 1) / par
+		if end >= kg {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// expectedKeyed folds the input log from base up to offsets: key → (sum, count).
+func expectedKeyed(seed uint64, j *Job, base, offsets map[int]int64) map[string][2]int64 {
+	out := map[string][2]int64{}
+	names := make([]string, j.NumKeys)
+	for split, off := range offsets {
+		for o := base[split]; o < off; o++ {
+			r := recordAt(seed, j, split, o)
+			if names[r.key] == "" {
+				names[r.key], _ = keyOf(j.KeyType, r.key)
+			}
+			v := out[names[r.key]]
+			v[0] += r.value
+			v[1]++
+			out[names[r.key]] = v
+		}
+	}
+	return out
+}
+
+// expectedRules folds the first n broadcast updates.
+func expectedRules(seed uint64, n int) map[string]int64 {
+	m := map[string]int64{appliedRule: int64(n)}
+	for i := range n {
+		k, v := ruleAt(seed, i)
+		m[k] = v
+	}
+	return m
+}
+
+// check compares the world with what the input log says it must hold, given the source offsets
+// the world must be at (want), and appends violations.
+func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestore bool) {
+	// Splits: exactly once, with the expected offsets.
+	got := map[int]int64{}
+	var dup []int
+	for _, t := range w.src {
+		for s, o := range t.offsets {
+			if _, seen := got[s]; seen {
+				dup = append(dup, s)
+			}
+			got[s] = o
+		}
+	}
+	if len(dup) > 0 {
+		sort.Ints(dup)
+		w.violate(step, InvSplits, fmt.Sprintf("splits %v owned by more than one source subtask", dup), "")
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		w.violate(step, InvSplits, "source split offsets differ from the expected ones", d)
+	}
+	// Union: right after a restore every subtask holds the complete list.
+	if afterRestore && w.job.UnionOffsets {
+		for i, t := range w.src {
+			m := map[int]int64{}
+			for _, so := range t.unionReceived {
+				m[so.Split] = so.Offset
+			}
+			if len(t.unionReceived) != len(want) {
+				w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(t.unionReceived), len(want)), cmp.Diff(want, m))
+				break
+			}
+			if d := cmp.Diff(want, m); d != "" {
+				w.violate(step, InvUnion, fmt.Sprintf("source subtask %d's union list differs", i), d)
+				break
+			}
+		}
+	}
+	// Keyed state: every key once, on the subtask owning its key group, with the expected value.
+	exp := expectedKeyed(w.plan.Seed, &w.job, w.base, want)
+	owner := map[string]int{}
+	gotKeyed := map[string][2]int64{}
+	reported := 0
+	for i, t := range w.keyed {
+		for k, e := range t.values {
+			if prev, dup := owner[k]; dup {
+				if reported < 3 {
+					w.violate(step, InvKeyedState, fmt.Sprintf("key %q held by subtasks %d and %d", k, prev, i), "")
+				}
+				reported++
+			}
+			owner[k] = i
+			want := oracleOwner(oracleKeyGroup(e.hash, w.maxPar), w.maxPar, len(w.keyed))
+			if want != i {
+				if reported < 3 {
+					w.violate(step, InvKeyOwner, fmt.Sprintf("key %q (key group %d of %d) is on subtask %d, routing sends it to %d", k, oracleKeyGroup(e.hash, w.maxPar), w.maxPar, i, want), "")
+				}
+				reported++
+			}
+			c := e.count
+			if !w.job.RawKeyed {
+				c = exp[k][1] // raw keyed state is not kept: compare sums only
+			}
+			gotKeyed[k] = [2]int64{e.sum, c}
+		}
+	}
+	if d := cmp.Diff(exp, gotKeyed); d != "" {
+		w.violate(step, InvKeyedState, fmt.Sprintf("keyed state differs from the input log up to the source offsets (%d keys expected, %d held)", len(exp), len(gotKeyed)), d)
+	}
+	// Broadcast: identical everywhere and equal to the expected map.
+	if w.job.Broadcast {
+		wantRules := expectedRules(w.plan.Seed, wantApplied)
+		for i, t := range w.keyed {
+			if d := cmp.Diff(wantRules, t.rules); d != "" {
+				w.violate(step, InvBroadcast, fmt.Sprintf("keyed subtask %d's broadcast state differs", i), d)
+				break
+			}
+		}
+	}
+}

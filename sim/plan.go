@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// KeyType is the Java type of the job's keys.
+type KeyType uint8
+
+const (
+	// KeyInt keys are java.lang.Integer.
+	KeyInt KeyType = iota + 1
+	// KeyLong keys are java.lang.Long.
+	KeyLong
+	// KeyString keys are java.lang.String.
+	KeyString
+)
+
+var keyTypeNames = map[KeyType]string{KeyInt: "int", KeyLong: "long", KeyString: "string"}
+
+func (k KeyType) String() string { return keyTypeNames[k] }
+
+// KeyDist is the distribution keys are drawn from.
+type KeyDist uint8
+
+const (
+	// Uniform draws keys uniformly from NumKeys.
+	Uniform KeyDist = iota + 1
+	// Zipf draws keys with a Zipf(1.2) skew.
+	Zipf
+	// HotKey sends half the records to one key.
+	HotKey
+	// Sequential walks the key space in order.
+	Sequential
+)
+
+var keyDistNames = map[KeyDist]string{Uniform: "uniform", Zipf: "zipf", HotKey: "hot", Sequential: "sequential"}
+
+func (d KeyDist) String() string { return keyDistNames[d] }
+
+// Job is the simulated Flink job: a source vertex reading splits, keyed by the record key into a
+// keyed vertex. The keyed vertex's chain is [sink, keyed] (Flink lists chains tail-first; the
+// keyed operator is the chain head and owns the keyed state).
+type Job struct {
+	KeyType KeyType
+	KeyDist KeyDist
+	NumKeys int
+	// Splits is the number of source splits (Kafka partitions); their read offsets are the
+	// source's operator state.
+	Splits int
+	// UnionOffsets keeps the source offsets in UNION list state (the legacy Kafka consumer) instead
+	// of SPLIT_DISTRIBUTE list state (the Source API's readers).
+	UnionOffsets bool
+	// Broadcast adds a BROADCAST map state ("rules") to the keyed operator.
+	Broadcast bool
+	// RawKeyed adds raw keyed state (per-key counts, like timers) to the keyed operator.
+	RawKeyed bool
+	// Incremental snapshots keyed state RocksDB-style (shared files reused across checkpoints);
+	// otherwise every checkpoint writes full key-groups snapshots (heap backend).
+	Incremental bool
+	// Sink adds a stateless operator chained after the keyed operator.
+	Sink bool
+
+	Source VertexConfig
+	Keyed  VertexConfig
+}
+
+// VertexConfig is what a restart may change about a vertex.
+type VertexConfig struct {
+	Parallelism int
+	// MaxParallelism 0 means Flink's default for the parallelism (not configured).
+	MaxParallelism int
+	// UID of the stateful operator: its generated operator ID is derived from it.
+	UID string
+	// UIDHash, when set, is the operator's user-defined ID (setUidHash), as 32 hex digits.
+	UIDHash string
+}
+
+// StepKind is what a schedule step does.
+type StepKind uint8
+
+const (
+	// Process reads N records per source subtask and routes them.
+	Process StepKind = iota + 1
+	// BroadcastUpdate applies N rule updates to every keyed subtask.
+	BroadcastUpdate
+	// Checkpoint triggers a checkpoint; Abort makes it fail (declined) instead of completing.
+	Checkpoint
+	// Savepoint takes a (canonical) savepoint while the job runs.
+	Savepoint
+	// Fail fails one subtask; the job restores from the latest checkpoint (region or global).
+	Fail
+	// Restart stops the job with a savepoint and restores it with the changes in Restart.
+	Restart
+	// Retain changes state.checkpoints.num-retained.
+	Retain
+)
+
+var stepNames = map[StepKind]string{Process: "process", BroadcastUpdate: "broadcast", Checkpoint: "checkpoint",
+	Savepoint: "savepoint", Fail: "fail", Restart: "restart", Retain: "retain"}
+
+func (k StepKind) String() string { return stepNames[k] }
+
+// Step is one schedule step, plain data.
+type Step struct {
+	Kind StepKind
+	// N is the record count (Process, BroadcastUpdate) or num-retained (Retain).
+	N int
+	// Abort: the checkpoint is declined.
+	Abort bool
+	// Vertex and Subtask name the failing subtask (Fail): 0 source, 1 keyed.
+	Vertex, Subtask int
+	// Restart changes (Restart only).
+	Change Change
+}
+
+// Change is what a stop-with-savepoint-and-restart changes.
+type Change struct {
+	Source, Keyed VertexConfig
+	// DropSink removes the stateless sink operator; AddSink adds one.
+	DropSink, AddSink bool
+	// AllowNonRestoredState is the restore flag.
+	AllowNonRestoredState bool
+	// Claim restores in CLAIM mode (default NO_CLAIM).
+	Claim bool
+}
+
+// Plan is a whole simulation: the job and its schedule. It is plain data: it can be rendered as
+// scenario text and parsed back.
+type Plan struct {
+	Seed    uint64
+	Version model.FlinkVersion
+	Job     Job
+	Steps   []Step
+}
+
+// String renders the job in scenario syntax.
+func (j Job) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "job keys=%s/%s/%d splits=%d offsets=%s", j.KeyType, j.KeyDist, j.NumKeys, j.Splits, map[bool]string{false: "split", true: "union"}[j.UnionOffsets])
+	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
+	fmt.Fprintf(&b, " source=%s keyed=%s", j.Source, j.Keyed)
+	return b.String()
+}
+
+func (v VertexConfig) String() string {
+	s := fmt.Sprintf("p%d", v.Parallelism)
+	if v.MaxParallelism > 0 {
+		s += fmt.Sprintf("/m%d", v.MaxParallelism)
+	}
+	s += "/uid:" + v.UID
+	if v.UIDHash != "" {
+		s += "/hash:" + v.UIDHash
+	}
+	return s
+}
+
+// String renders a step in scenario syntax.
+func (s Step) String() string {
+	switch s.Kind {
+	case Process, BroadcastUpdate:
+		return fmt.Sprintf("%s n=%d", s.Kind, s.N)
+	case Retain:
+		return fmt.Sprintf("retain n=%d", s.N)
+	case Checkpoint:
+		if s.Abort {
+			return "checkpoint abort"
+		}
+		return "checkpoint"
+	case Savepoint:
+		return "savepoint"
+	case Fail:
+		return fmt.Sprintf("fail vertex=%d subtask=%d", s.Vertex, s.Subtask)
+	case Restart:
+		c := s.Change
+		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, c.Keyed)
+		if c.DropSink {
+			out += " drop-sink"
+		}
+		if c.AddSink {
+			out += " add-sink"
+		}
+		if c.AllowNonRestoredState {
+			out += " allow-non-restored"
+		}
+		if c.Claim {
+			out += " claim"
+		}
+		return out
+	}
+	return fmt.Sprintf("step(%d)", s.Kind)
+}

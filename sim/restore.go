@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// KnownAdoptionHazard names the max-parallelism adoption hazard of SPEC §F.1: an operator
+// without state (e.g. one newly chained) takes part in the adoption with the vertex's
+// pre-adoption max parallelism, so keyed state can be cut with the wrong key-group count. Read
+// from Flink's code, not verified by running Flink.
+const KnownAdoptionHazard = "max-parallelism adoption hazard (SPEC §F.1)"
+
+// hashOfKey recomputes a key's Java hashCode from its display form.
+func hashOfKey(t KeyType, s string) int32 {
+	switch t {
+	case KeyLong:
+		v, _ := strconv.ParseInt(s, 10, 64)
+		return model.JavaLongHash(v)
+	case KeyString:
+		return model.JavaStringHash(s)
+	default:
+		v, _ := strconv.ParseInt(s, 10, 32)
+		return model.JavaIntHash(int32(v))
+	}
+}
+
+// opRestore finds the restore entry of operator id in a subtask's restore object.
+func opRestore(t *model.TaskRestore, id model.OperatorID) *model.OperatorSubtaskState {
+	if t == nil {
+		return nil
+	}
+	for i := range t.Operators {
+		if t.Operators[i].OperatorID == id {
+			return &t.Operators[i].State
+		}
+	}
+	return nil
+}
+
+// applyAssignment rebuilds the running job's subtasks from the model's assignment, reading
+// every handle a subtask received from the storage, as the tasks' state backends would. restoredID
+// is the checkpoint restored; failover is true when the job (not a new one) restarts in place.
+func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
+	srcV, keyedV := a.Vertices[0], a.Vertices[1]
+	for _, v := range a.Vertices {
+		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 {
+			w.known = KnownAdoptionHazard
+		}
+	}
+	// Source subtasks: the offsets list state.
+	srcID := model.OperatorIDFromUID(w.job.Source.UID)
+	w.srcMaxPar = srcV.MaxParallelism
+	w.src = make([]*sourceTask, w.job.Source.Parallelism)
+	for i := range w.src {
+		t := &sourceTask{offsets: map[int]int64{}}
+		w.src[i] = t
+		st := opRestore(srcV.Subtasks[i], srcID)
+		if st == nil {
+			continue
+		}
+		for _, h := range st.ManagedOperatorState {
+			c, err := w.fs.read(h.Delegate)
+			if err != nil {
+				return err
+			}
+			f, ok := c.(opStateFile)
+			if !ok {
+				return fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
+			}
+			for _, ns := range h.States {
+				list := f.Lists[ns.Name]
+				for _, off := range ns.Offsets {
+					if off < 0 || off >= int64(len(list)) {
+						return fmt.Errorf("offset %d of %q outside %s", off, ns.Name, h.Delegate.Path)
+					}
+					switch ns.Mode {
+					case model.Union:
+						t.unionReceived = append(t.unionReceived, list[off])
+						if list[off].Split%len(w.src) == i {
+							t.offsets[list[off].Split] = list[off].Offset
+						}
+					default:
+						t.offsets[list[off].Split] = list[off].Offset
+					}
+				}
+			}
+		}
+	}
+
+	// Keyed subtasks: keyed state (full or incremental, trimmed to the new range), raw keyed
+	// state and the broadcast map.
+	w.maxPar = keyedV.MaxParallelism
+	keyedID := model.OperatorIDFromUID(w.job.Keyed.UID)
+	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
+	w.applied = 0
+	for i, t := range w.keyed {
+		if w.job.Broadcast {
+			t.rules = map[string]int64{}
+		}
+		st := opRestore(keyedV.Subtasks[i], keyedID)
+		if st == nil {
+			if w.job.Broadcast {
+				t.rules[appliedRule] = 0
+			}
+			continue
+		}
+		if err := w.restoreKeyed(t, st.ManagedKeyedState, false, failover); err != nil {
+			return err
+		}
+		if err := w.restoreKeyed(t, st.RawKeyedState, true, failover); err != nil {
+			return err
+		}
+		for _, h := range st.ManagedOperatorState {
+			c, err := w.fs.read(h.Delegate)
+			if err != nil {
+				return err
+			}
+			f, _ := c.(opStateFile)
+			for _, ns := range h.States {
+				if ns.Mode != model.Broadcast || t.rules == nil {
+					continue
+				}
+				for k, v := range f.Maps[ns.Name] { // BroadcastState restores with map put
+					t.rules[k] = v
+				}
+			}
+		}
+		if w.job.Broadcast {
+			if _, ok := t.rules[appliedRule]; !ok {
+				t.rules[appliedRule] = 0
+			}
+		}
+	}
+	if w.job.Broadcast && len(w.keyed) > 0 {
+		w.applied = int(w.keyed[0].rules[appliedRule])
+	}
+	return nil
+}
+
+// restoreKeyed reads the keyed handles a subtask received. Key-groups handles are read key group
+// by key group through their offsets (nothing is dropped: a foreign key group shows up as a
+// misplaced key). Incremental handles are read whole and each keeps only the key groups the
+// model's RocksDB restore plan says it contributes (RocksDB's deleteRange / copy of the rescaling
+// restore).
+func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw, failover bool) error {
+	var entries []kv
+	var incr []model.KeyedStateHandle
+	for _, h := range handles {
+		switch h := h.(type) {
+		case *model.KeyGroupsStateHandle:
+			es, err := readKeyGroups(w.fs, h)
+			if err != nil {
+				return err
+			}
+			entries = append(entries, es...)
+		case *model.IncrementalKeyedStateHandle:
+			incr = append(incr, h)
+		case nil:
+		default:
+			return fmt.Errorf("unexpected keyed state handle %T", h)
+		}
+	}
+	if len(incr) > 0 {
+		plan, err := model.RocksDBRestore(w.plan.Version, incr, t.kgs)
+		if err != nil {
+			return err
+		}
+		for i, h := range incr {
+			es, err := readIncremental(w.fs, h.(*model.IncrementalKeyedStateHandle))
+			if err != nil {
+				return err
+			}
+			for _, e := range es {
+				if plan.Contributions[i].Contains(e.KeyGroup) {
+					entries = append(entries, e)
+				}
+			}
+		}
+		// Restored without rescaling, the backend reopens the same DB and keeps its shared files.
+		if h := incr[0].(*model.IncrementalKeyedStateHandle); failover && plan.Mode == model.RocksDBRestoreWithoutRescaling {
+			t.chain = append(t.chain[:0], h.Shared...)
+			t.backendID = h.BackendID
+		}
+	}
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if seen[e.Key] {
+			return fmt.Errorf("key %q (key group %d) restored twice on subtask %d", e.Key, e.KeyGroup, t.index)
+		}
+		seen[e.Key] = true
+		x := t.values[e.Key]
+		if x == nil {
+			x = &entry{hash: hashOfKey(w.job.KeyType, e.Key)}
+			t.values[e.Key] = x
+		}
+		if raw {
+			x.count = e.Value
+		} else {
+			x.sum = e.Value
+		}
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// World is the simulated cluster running one plan: source and keyed subtasks holding real state,
+// checkpoint storage, and the model's coordinator state (store, registry, ID counter). It is
+// driven step by step on a logical clock (the step index) and never prints.
+type World struct {
+	plan Plan
+	job  Job // the running job's configuration (changes on restart)
+	fs   *memFS
+
+	epoch     int // job instance: a restart submits a new job (a new job ID and directory)
+	src       []*sourceTask
+	keyed     []*keyedTask
+	maxPar    int // the keyed vertex's max parallelism in force
+	srcMaxPar int // the source vertex's max parallelism in force
+	applied   int // broadcast updates applied
+	fileSeq   int
+	// base is the oracle's: per split, the offset the keyed state counts records from (0 unless
+	// the keyed state was dropped by an allowNonRestoredState restore).
+	base map[int]int64
+
+	facts map[int64]snapshotFacts
+	co    *coordinator
+
+	violations []Violation
+	trace      []string
+	// known, when set, attributes the current step's violations to a known Flink issue.
+	known string
+}
+
+// Result is the outcome of running a plan.
+type Result struct {
+	Plan       Plan
+	Trace      []string // one line per step, in scenario syntax with the outcome after "->"
+	Violations []Violation
+}
+
+// OK reports whether every invariant held.
+func (r Result) OK() bool { return len(r.Violations) == 0 }
+
+// Run executes a plan from a fresh world and returns the trace and violations. It is
+// deterministic: the same plan gives the same result, byte for byte.
+func Run(p Plan) Result {
+	w := newWorld(p)
+	for i, s := range p.Steps {
+		w.step(i, s)
+	}
+	return Result{Plan: p, Trace: w.trace, Violations: w.violations}
+}
+
+func newWorld(p Plan) *World {
+	w := &World{plan: p, job: p.Job, fs: newMemFS(), facts: map[int64]snapshotFacts{}, base: map[int]int64{}}
+	w.co = newCoordinator(p.Version)
+	w.startFresh()
+	w.tracef("%s -> started p=%d/%d max-parallelism=%d", p.Job, p.Job.Source.Parallelism, p.Job.Keyed.Parallelism, w.maxPar)
+	return w
+}
+
+func (w *World) tracef(format string, args ...any) { w.trace = append(w.trace, fmt.Sprintf(format, args...)) }
+
+func (w *World) violate(step int, inv, detail, diff string) {
+	w.violations = append(w.violations, Violation{Step: step, Invariant: inv, Detail: detail, Diff: diff, Known: w.known})
+}
+
+// configuredMaxPar returns the vertex's max parallelism and whether it was configured.
+func configuredMaxPar(v VertexConfig) (int, bool) {
+	if v.MaxParallelism > 0 {
+		return v.MaxParallelism, true
+	}
+	m, err := model.ComputeDefaultMaxParallelism(v.Parallelism)
+	if err != nil {
+		panic("sim: internal error: " + err.Error())
+	}
+	return m, false
+}
+
+// startFresh starts the running job with no state: splits assigned round robin, offsets 0.
+func (w *World) startFresh() {
+	w.epoch++
+	w.srcMaxPar, _ = configuredMaxPar(w.job.Source)
+	w.maxPar, _ = configuredMaxPar(w.job.Keyed)
+	w.src = make([]*sourceTask, w.job.Source.Parallelism)
+	for i := range w.src {
+		w.src[i] = &sourceTask{offsets: map[int]int64{}}
+	}
+	for s := range w.job.Splits {
+		w.src[s%len(w.src)].offsets[s] = 0
+	}
+	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
+	w.applied = 0
+}
+
+func (w *World) newKeyedTasks(p, maxPar int) []*keyedTask {
+	ts := make([]*keyedTask, p)
+	for i := range ts {
+		r, err := model.ComputeKeyGroupRangeForOperatorIndex(maxPar, p, i)
+		if err != nil {
+			panic("sim: internal error: " + err.Error())
+		}
+		ts[i] = newKeyedTask(i, r, w.job.Broadcast, backendIDFor(w.epoch, i))
+		if w.job.Broadcast {
+			ts[i].rules[appliedRule] = 0
+		}
+	}
+	return ts
+}
+
+// currentOffsets are the source offsets the world is at, merged over subtasks.
+func (w *World) currentOffsets() map[int]int64 {
+	m := map[int]int64{}
+	for _, t := range w.src {
+		for s, o := range t.offsets {
+			m[s] = o
+		}
+	}
+	return m
+}
+
+func (w *World) step(i int, s Step) {
+	for _, t := range w.src {
+		t.unionReceived = nil
+	}
+	w.known = ""
+	switch s.Kind {
+	case Process:
+		w.process(s.N)
+		w.check(i, w.currentOffsets(), w.applied, false)
+		w.tracef("%s -> ok", s)
+	case BroadcastUpdate:
+		w.broadcast(s.N)
+		w.check(i, w.currentOffsets(), w.applied, false)
+		w.tracef("%s -> ok", s)
+	case Checkpoint:
+		w.tracef("%s -> %s", s, w.checkpoint(i, s.Abort, false))
+	case Savepoint:
+		w.tracef("%s -> %s", s, w.checkpoint(i, false, true))
+	case Retain:
+		w.co.setRetained(s.N)
+		w.tracef("%s -> ok", s)
+	case Fail:
+		w.tracef("%s -> %s", s, w.failover(i))
+	case Restart:
+		w.tracef("%s -> %s", s, w.restart(i, s.Change))
+	default:
+		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
+	}
+}
+
+// process lets every source subtask read n records, round robin over its splits in split order,
+// and routes each record to the keyed subtask Flink's KeyGroupStreamPartitioner picks.
+func (w *World) process(n int) {
+	for _, t := range w.src {
+		splits := sortedInts(t.offsets)
+		if len(splits) == 0 {
+			continue
+		}
+		for k := range n {
+			s := splits[k%len(splits)]
+			r := recordAt(w.plan.Seed, &w.job, s, t.offsets[s])
+			t.offsets[s]++
+			key, hash := keyOf(w.job.KeyType, r.key)
+			dst := w.keyed[model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))]
+			e := dst.values[key]
+			if e == nil {
+				e = &entry{hash: hash}
+				dst.values[key] = e
+			}
+			e.sum += r.value
+			e.count++
+			dst.dirty[model.ComputeKeyGroupForKeyHash(hash, w.maxPar)] = true
+		}
+	}
+}
+
+// broadcast applies n rule updates to every keyed subtask.
+func (w *World) broadcast(n int) {
+	for range n {
+		k, v := ruleAt(w.plan.Seed, w.applied)
+		w.applied++
+		for _, t := range w.keyed {
+			t.rules[k] = v
+			t.rules[appliedRule] = int64(w.applied)
+		}
+	}
+}
+
+// sortedFactIDs lists the recorded snapshot IDs in order.
+func (w *World) sortedFactIDs() []int64 {
+	ids := make([]int64, 0, len(w.facts))
+	for id := range w.facts {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	return ids
+}

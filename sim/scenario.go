@@ -1,0 +1,277 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// Scenario syntax. A plan renders as lines:
+//
+//	seed 42
+//	flink 1.18
+//	job keys=int/uniform/100 splits=4 offsets=split broadcast=true raw-keyed=false backend=full sink=true source=p4/uid:source keyed=p4/m128/uid:keyed
+//	process n=10
+//	checkpoint
+//	restart source=p4/uid:source keyed=p8/uid:keyed allow-non-restored claim
+//
+// Blank lines and lines starting with '#' are ignored, and so is everything from " -> " on, so a
+// printed trace (each step followed by " -> " and its outcome) parses back into the plan that
+// produced it. "seed" and "flink" are optional (seed 0, Flink 1.18).
+
+// ErrScenario matches every scenario parse error.
+var ErrScenario = errors.New("scenario")
+
+// Render gives the plan in scenario syntax, one line per element, ending with a newline.
+func (p Plan) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d\nflink %s\n%s\n", p.Seed, p.Version, p.Job)
+	for _, s := range p.Steps {
+		b.WriteString(s.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ParsePlan parses scenario text.
+func ParsePlan(text string) (Plan, error) {
+	var p Plan
+	haveJob := false
+	for n, line := range strings.Split(text, "\n") {
+		if i := strings.Index(line, " -> "); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		fail := func(format string, args ...any) (Plan, error) {
+			return Plan{}, fmt.Errorf("%w: line %d: %s: %s", ErrScenario, n+1, fields[0], fmt.Sprintf(format, args...))
+		}
+		switch fields[0] {
+		case "seed":
+			if len(fields) != 2 {
+				return fail("want 'seed N'")
+			}
+			v, err := strconv.ParseUint(fields[1], 10, 64)
+			if err != nil {
+				return fail("%q is not an unsigned integer", fields[1])
+			}
+			p.Seed = v
+			continue
+		case "flink":
+			if len(fields) != 2 {
+				return fail("want 'flink 1.18|1.10.1'")
+			}
+			v, err := model.ParseFlinkVersion(fields[1])
+			if err != nil {
+				return fail("%v", err)
+			}
+			p.Version = v
+			continue
+		case "job":
+			j, err := parseJob(fields[1:])
+			if err != nil {
+				return fail("%v", err)
+			}
+			p.Job, haveJob = j, true
+			continue
+		}
+		if !haveJob {
+			return fail("a 'job' line must come before the steps")
+		}
+		s, err := parseStep(fields)
+		if err != nil {
+			return fail("%v", err)
+		}
+		p.Steps = append(p.Steps, s)
+	}
+	if !haveJob {
+		return Plan{}, fmt.Errorf("%w: no 'job' line", ErrScenario)
+	}
+	return p, nil
+}
+
+// args splits "k=v" and bare-flag tokens.
+func args(tokens []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, t := range tokens {
+		k, v, _ := strings.Cut(t, "=")
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("%s given twice", k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func parseBool(m map[string]string, k string) (bool, error) {
+	switch m[k] {
+	case "true":
+		return true, nil
+	case "false", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s=%q: want true or false", k, m[k])
+}
+
+func parseJob(tokens []string) (Job, error) {
+	m, err := args(tokens)
+	if err != nil {
+		return Job{}, err
+	}
+	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true, "sink": true, "source": true, "keyed": true}
+	for k := range m {
+		if !known[k] {
+			return Job{}, fmt.Errorf("unknown field %q", k)
+		}
+	}
+	var j Job
+	kp := strings.Split(m["keys"], "/")
+	if len(kp) != 3 {
+		return Job{}, fmt.Errorf("keys=%q: want TYPE/DISTRIBUTION/COUNT, e.g. int/uniform/100", m["keys"])
+	}
+	if j.KeyType = KeyType(lookup(keyTypeNames, kp[0])); j.KeyType == 0 {
+		return Job{}, fmt.Errorf("unknown key type %q (want int, long or string)", kp[0])
+	}
+	if j.KeyDist = KeyDist(lookup(keyDistNames, kp[1])); j.KeyDist == 0 {
+		return Job{}, fmt.Errorf("unknown key distribution %q (want uniform, zipf, hot or sequential)", kp[1])
+	}
+	if j.NumKeys, err = positive("key count", kp[2], 1_000_000); err != nil {
+		return Job{}, err
+	}
+	if j.Splits, err = positive("splits", m["splits"], 10_000); err != nil {
+		return Job{}, err
+	}
+	switch m["offsets"] {
+	case "split", "":
+	case "union":
+		j.UnionOffsets = true
+	default:
+		return Job{}, fmt.Errorf("offsets=%q: want split or union", m["offsets"])
+	}
+	switch m["backend"] {
+	case "full", "":
+	case "incremental":
+		j.Incremental = true
+	default:
+		return Job{}, fmt.Errorf("backend=%q: want full or incremental", m["backend"])
+	}
+	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink} {
+		if *dst, err = parseBool(m, k); err != nil {
+			return Job{}, err
+		}
+	}
+	if j.Source, err = parseVertex("source", m["source"]); err != nil {
+		return Job{}, err
+	}
+	if j.Keyed, err = parseVertex("keyed", m["keyed"]); err != nil {
+		return Job{}, err
+	}
+	return j, nil
+}
+
+func lookup[K ~uint8](names map[K]string, s string) uint8 {
+	for k, n := range names {
+		if n == s {
+			return uint8(k)
+		}
+	}
+	return 0
+}
+
+func positive(what, s string, limit int) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil || v <= 0 || v > limit {
+		return 0, fmt.Errorf("%s %q: want an integer in 1..%d", what, s, limit)
+	}
+	return v, nil
+}
+
+// parseVertex parses "p4/m128/uid:keyed/hash:<32 hex>" (m and hash optional).
+func parseVertex(name, s string) (VertexConfig, error) {
+	if s == "" {
+		return VertexConfig{}, fmt.Errorf("%s= is missing (e.g. %s=p4/uid:%s)", name, name, name)
+	}
+	var v VertexConfig
+	for i, part := range strings.Split(s, "/") {
+		var err error
+		switch {
+		case i == 0 && strings.HasPrefix(part, "p"):
+			v.Parallelism, err = positive(name+" parallelism", part[1:], model.UpperBoundMaxParallelism)
+		case strings.HasPrefix(part, "m"):
+			v.MaxParallelism, err = positive(name+" max parallelism", part[1:], model.UpperBoundMaxParallelism)
+		case strings.HasPrefix(part, "uid:"):
+			v.UID = part[4:]
+		case strings.HasPrefix(part, "hash:"):
+			if _, perr := model.ParseOperatorID(part[5:]); perr != nil {
+				err = perr
+			}
+			v.UIDHash = part[5:]
+		default:
+			err = fmt.Errorf("%s=%q: unknown part %q (want pN, mN, uid:NAME, hash:HEX)", name, s, part)
+		}
+		if err != nil {
+			return VertexConfig{}, err
+		}
+	}
+	if v.Parallelism == 0 || v.UID == "" {
+		return VertexConfig{}, fmt.Errorf("%s=%q: want at least pN and uid:NAME", name, s)
+	}
+	return v, nil
+}
+
+func parseStep(f []string) (Step, error) {
+	kind := StepKind(lookup(stepNames, f[0]))
+	if kind == 0 {
+		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart or retain)")
+	}
+	m, err := args(f[1:])
+	if err != nil {
+		return Step{}, err
+	}
+	s := Step{Kind: kind}
+	allowed := map[StepKind][]string{Process: {"n"}, BroadcastUpdate: {"n"}, Retain: {"n"}, Checkpoint: {"abort"},
+		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim"}}[kind]
+	for k := range m {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == k
+		}
+		if !ok {
+			return Step{}, fmt.Errorf("unknown argument %q", k)
+		}
+	}
+	switch kind {
+	case Process, BroadcastUpdate, Retain:
+		if s.N, err = positive("n", m["n"], 1_000_000); err != nil {
+			return Step{}, err
+		}
+	case Checkpoint:
+		_, s.Abort = m["abort"]
+	case Fail:
+		v, err1 := strconv.Atoi(m["vertex"])
+		t, err2 := strconv.Atoi(m["subtask"])
+		if err1 != nil || err2 != nil || v < 0 || v > 1 || t < 0 {
+			return Step{}, fmt.Errorf("want vertex=0|1 subtask=N")
+		}
+		s.Vertex, s.Subtask = v, t
+	case Restart:
+		c := &s.Change
+		if c.Source, err = parseVertex("source", m["source"]); err != nil {
+			return Step{}, err
+		}
+		if c.Keyed, err = parseVertex("keyed", m["keyed"]); err != nil {
+			return Step{}, err
+		}
+		_, c.DropSink = m["drop-sink"]
+		_, c.AddSink = m["add-sink"]
+		_, c.AllowNonRestoredState = m["allow-non-restored"]
+		_, c.Claim = m["claim"]
+	}
+	return s, nil
+}

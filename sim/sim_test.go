@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
+)
+
+func TestRenderParseRoundTrip(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		for _, v := range []model.FlinkVersion{model.Flink118, model.Flink1101} {
+			p := Generate(seed, v, 40)
+			got, err := ParsePlan(p.Render())
+			if err != nil {
+				t.Fatalf("seed %d: %v\n%s", seed, err, p.Render())
+			}
+			if d := cmp.Diff(p, got); d != "" {
+				t.Fatalf("seed %d: parse(render(plan)) differs (-want +got):\n%s", seed, d)
+			}
+		}
+	}
+}
+
+// TestTraceParsesBack checks that a printed trace pastes back as the plan that produced it.
+func TestTraceParsesBack(t *testing.T) {
+	p := Generate(7, model.Flink118, 30)
+	r := Run(p)
+	text := "seed 7\nflink 1.18\n" + strings.Join(r.Trace, "\n")
+	got, err := ParsePlan(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(p, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 99} {
+		a, b := Run(Generate(seed, model.Flink118, 40)), Run(Generate(seed, model.Flink118, 40))
+		if d := cmp.Diff(a.Trace, b.Trace); d != "" {
+			t.Errorf("seed %d: two runs differ (-first +second):\n%s", seed, d)
+		}
+	}
+	if cmp.Equal(Run(Generate(1, 0, 40)).Trace, Run(Generate(2, 0, 40)).Trace) {
+		t.Error("seeds 1 and 2 gave the same trace")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"", "no 'job' line"},
+		{"process n=1", "a 'job' line must come before"},
+		{"job keys=int/uniform/10 splits=1 source=p1/uid:s keyed=p1/uid:k\nfrobnicate", "unknown step"},
+		{"job keys=int/uniform/10 splits=0 source=p1/uid:s keyed=p1/uid:k", "splits"},
+		{"job keys=int/uniform/10 splits=1 source=p1/uid:s", "keyed= is missing"},
+		{"job keys=int/uniform/10 splits=1 source=p1/uid:s keyed=p1/uid:k\nprocess n=x", "want an integer"},
+		{"seed x", "not an unsigned integer"},
+		{"flink 1.9", "unknown Flink version"},
+		{"job keys=char/uniform/10 splits=1 source=p1/uid:s keyed=p1/uid:k", "unknown key type"},
+		{"job keys=int/uniform/10 splits=1 source=p1/uid:s keyed=p1/uid:k/hash:zz", "invalid operator ID"},
+	} {
+		_, err := ParsePlan(c.text)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParsePlan(%q) = %v, want an error mentioning %q", c.text, err, c.want)
+		}
+	}
+}

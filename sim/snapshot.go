@@ -1,0 +1,113 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// Operator IDs of the simulated job. Each operator's generated ID is derived from its uid, as
+// Flink does for operators with uid(...).
+const sinkUID = "sink"
+
+func (w *World) jobDir() string { return fmt.Sprintf("file:/ckpt/job-%d", w.epoch) }
+
+// snapshot writes every subtask's state for checkpoint (or savepoint) id into the storage and
+// returns the checkpoint metadata. A savepoint is canonical and self-contained: keyed state is
+// written as full key-groups handles even with the incremental backend.
+func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
+	dir := fmt.Sprintf("%s/chk-%d", w.jobDir(), id)
+	if savepoint {
+		dir = fmt.Sprintf("file:/savepoints/savepoint-%d-%d", w.epoch, id)
+	}
+	md := model.CheckpointMetadata{CheckpointID: id}
+
+	// Source: the offsets as SPLIT_DISTRIBUTE or UNION list state.
+	srcState := model.OperatorState{
+		OperatorID: model.OperatorIDFromUID(w.job.Source.UID), Parallelism: len(w.src), MaxParallelism: w.srcMaxPar,
+		Subtasks: make([]*model.OperatorSubtaskState, len(w.src)),
+	}
+	name, mode := stateSplits, model.SplitDistribute
+	if w.job.UnionOffsets {
+		name, mode = stateOffsets, model.Union
+	}
+	for i, t := range w.src {
+		var list []splitOffset
+		for _, s := range sortedInts(t.offsets) {
+			list = append(list, splitOffset{Split: s, Offset: t.offsets[s]})
+		}
+		offs := make([]int64, len(list))
+		for k := range offs {
+			offs[k] = int64(k)
+		}
+		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: map[string][]splitOffset{name: list}}, int64(16*len(list)+8))
+		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{
+			Delegate: h, States: []model.NamedOperatorState{{Name: name, Mode: mode, Offsets: offs}},
+		}}}
+	}
+	md.Operators = append(md.Operators, srcState)
+
+	// Keyed operator: managed keyed (full or incremental), raw keyed, broadcast map.
+	keyedState := model.OperatorState{
+		OperatorID: model.OperatorIDFromUID(w.job.Keyed.UID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
+		Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
+	}
+	for i, t := range w.keyed {
+		st := &model.OperatorSubtaskState{}
+		if w.job.Incremental && !savepoint {
+			st.ManagedKeyedState = []model.KeyedStateHandle{t.snapshotIncremental(w.fs, id, w.maxPar, &w.fileSeq)}
+		} else {
+			st.ManagedKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-%d", dir, i), w.maxPar, false)}
+		}
+		if w.job.RawKeyed {
+			st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+		}
+		if w.job.Broadcast {
+			rules := make(map[string]int64, len(t.rules))
+			for k, v := range t.rules {
+				rules[k] = v
+			}
+			h := w.fs.put(fmt.Sprintf("%s/op-keyed-%d", dir, i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, int64(16*len(rules)+8))
+			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
+				States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{0}}}}}
+		}
+		keyedState.Subtasks[i] = st
+	}
+	md.Operators = append(md.Operators, keyedState)
+
+	// Sink: stateless, but present in the metadata with empty subtask states, as Flink writes it.
+	if w.job.Sink {
+		sinkState := model.OperatorState{
+			OperatorID: model.OperatorIDFromUID(sinkUID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
+			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
+		}
+		for i := range sinkState.Subtasks {
+			sinkState.Subtasks[i] = &model.OperatorSubtaskState{}
+		}
+		md.Operators = append(md.Operators, sinkState)
+	}
+	w.fs.put(dir+"/"+model.MetadataFileName, md, 1024)
+	return md
+}
+
+// vertices describes the running job's vertices to the model, as the JobGraph would.
+func jobVertices(j Job, sink bool) []model.JobVertex {
+	srcMax, srcConf := configuredMaxPar(j.Source)
+	keyedMax, keyedConf := configuredMaxPar(j.Keyed)
+	keyedOp := model.JobOperator{ID: model.OperatorIDFromUID(j.Keyed.UID)}
+	if j.Keyed.UIDHash != "" {
+		id, err := model.ParseOperatorID(j.Keyed.UIDHash)
+		if err == nil {
+			keyedOp.UserDefinedID = &id
+		}
+	}
+	ops := []model.JobOperator{keyedOp}
+	if sink { // chains are listed tail-first: the sink (tail) before the keyed head
+		ops = []model.JobOperator{{ID: model.OperatorIDFromUID(sinkUID)}, keyedOp}
+	}
+	return []model.JobVertex{
+		{Name: "source", Operators: []model.JobOperator{{ID: model.OperatorIDFromUID(j.Source.UID)}},
+			Parallelism: j.Source.Parallelism, MaxParallelism: srcMax, MaxParallelismConfigured: srcConf},
+		{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf},
+	}
+}

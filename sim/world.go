@@ -1,0 +1,261 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// Names of the simulated job's operator states.
+const (
+	stateSplits  = "splits"  // SPLIT_DISTRIBUTE source offsets
+	stateOffsets = "offsets" // UNION source offsets (legacy consumer)
+	stateRules   = "rules"   // BROADCAST map
+	appliedRule  = "__applied"
+)
+
+// splitOffset is one element of the source's offset list state.
+type splitOffset struct {
+	Split  int
+	Offset int64
+}
+
+// kv is one keyed-state entry in a snapshot file, in key-group order.
+type kv struct {
+	KeyGroup int
+	Key      string
+	Value    int64
+}
+
+// file is one file of the simulated checkpoint storage. Content is a Go value (the world never
+// serialises state); Size is what the handles report.
+type file struct {
+	content any
+	size    int64
+}
+
+// memFS is the simulated checkpoint storage: a flat map of paths; directories are implied by
+// the paths below them. It implements model.CheckpointFS for pointer resolution.
+type memFS struct {
+	files map[string]*file
+}
+
+func newMemFS() *memFS { return &memFS{files: map[string]*file{}} }
+
+func (fs *memFS) put(path string, content any, size int64) model.StreamHandle {
+	fs.files[path] = &file{content: content, size: size}
+	return model.StreamHandle{Path: path, Size: size}
+}
+
+func (fs *memFS) read(h model.StreamHandle) (any, error) {
+	f, ok := fs.files[h.Path]
+	if !ok {
+		return nil, fmt.Errorf("state file %s does not exist", h.Path)
+	}
+	return f.content, nil
+}
+
+// sourceTask is a source subtask: the splits it owns and their next offsets.
+type sourceTask struct {
+	offsets map[int]int64
+	// unionReceived is the complete union list received at the last restore (UNION mode); the
+	// subtask keeps only its share (split mod parallelism) in offsets, as the legacy Kafka
+	// consumer does. Kept for the oracle's union check until the next step.
+	unionReceived []splitOffset
+}
+
+// entry is a key's keyed state on a keyed subtask.
+type entry struct {
+	hash  int32
+	sum   int64 // managed keyed value state
+	count int64 // raw keyed state
+}
+
+// keyedTask is a keyed subtask.
+type keyedTask struct {
+	index  int
+	kgs    model.KeyGroupRange
+	values map[string]*entry
+	rules  map[string]int64 // broadcast map state; nil when the job has none
+	// Incremental backend: the shared files of this backend instance, oldest first, the dirty
+	// key groups since the last checkpoint, and the backend's identity.
+	chain     []model.SharedFile
+	dirty     map[int]bool
+	backendID string
+}
+
+func newKeyedTask(i int, kgs model.KeyGroupRange, broadcast bool, backendID string) *keyedTask {
+	t := &keyedTask{index: i, kgs: kgs, values: map[string]*entry{}, dirty: map[int]bool{}, backendID: backendID}
+	if broadcast {
+		t.rules = map[string]int64{}
+	}
+	return t
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func sortedInts[V any](m map[int]V) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}
+
+// snapshotKeyGroups writes the entries of the key groups in kgs (all of the task's range for a
+// full snapshot) to a file in key-group order and returns a key-groups handle with one offset per
+// key group (the index of its first entry), as Flink's heap backend writes them.
+func (t *keyedTask) snapshotKeyGroups(fs *memFS, path string, maxPar int, raw bool) *model.KeyGroupsStateHandle {
+	entries := t.entriesIn(maxPar, func(int) bool { return true }, raw)
+	offsets := make([]int64, t.kgs.NumberOfKeyGroups())
+	i := 0
+	for kg := t.kgs.Start; kg <= t.kgs.End; kg++ {
+		for i < len(entries) && entries[i].KeyGroup < kg {
+			i++
+		}
+		offsets[kg-t.kgs.Start] = int64(i)
+	}
+	h := fs.put(path, entries, int64(len(entries))*16+8)
+	return &model.KeyGroupsStateHandle{Offsets: model.KeyGroupRangeOffsets{Range: t.kgs, Offsets: offsets}, Delegate: h}
+}
+
+// entriesIn lists the task's entries whose key group passes keep, sorted by (key group, key).
+func (t *keyedTask) entriesIn(maxPar int, keep func(kg int) bool, raw bool) []kv {
+	out := make([]kv, 0, len(t.values))
+	for k, e := range t.values {
+		kg := model.ComputeKeyGroupForKeyHash(e.hash, maxPar)
+		if !keep(kg) {
+			continue
+		}
+		v := e.sum
+		if raw {
+			v = e.count
+		}
+		out = append(out, kv{KeyGroup: kg, Key: k, Value: v})
+	}
+	slices.SortFunc(out, func(a, b kv) int {
+		if a.KeyGroup != b.KeyGroup {
+			return a.KeyGroup - b.KeyGroup
+		}
+		if a.Key < b.Key {
+			return -1
+		}
+		if a.Key > b.Key {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// readKeyGroups reads a key-groups handle: for every key group of the handle's (possibly cut)
+// range it seeks to the group's offset and reads entries while they belong to that group, as
+// Flink's heap restore does, checking the key group it finds.
+func readKeyGroups(fs *memFS, h *model.KeyGroupsStateHandle) ([]kv, error) {
+	c, err := fs.read(h.Delegate)
+	if err != nil {
+		return nil, err
+	}
+	entries, ok := c.([]kv)
+	if !ok {
+		return nil, fmt.Errorf("state file %s is not a key-groups file", h.Delegate.Path)
+	}
+	var out []kv
+	r := h.Offsets.Range
+	for kg := r.Start; kg <= r.End; kg++ {
+		off, err := h.Offsets.Offset(kg)
+		if err != nil {
+			return nil, err
+		}
+		if off < 0 || off > int64(len(entries)) {
+			return nil, fmt.Errorf("offset %d of key group %d outside %s", off, kg, h.Delegate.Path)
+		}
+		for i := off; i < int64(len(entries)) && entries[i].KeyGroup <= kg; i++ {
+			if entries[i].KeyGroup != kg {
+				return nil, fmt.Errorf("unexpected key group %d at offset %d of %s, want %d", entries[i].KeyGroup, i, h.Delegate.Path, kg)
+			}
+			out = append(out, entries[i])
+		}
+	}
+	return out, nil
+}
+
+// incrementalFile is one shared file of the incremental backend: the complete contents of the
+// key groups that changed since the previous checkpoint (later files override earlier ones).
+type incrementalFile struct {
+	KeyGroups []int // the key groups the file replaces, sorted
+	Entries   []kv
+}
+
+// snapshotIncremental uploads the dirty key groups as a new shared file and returns a handle
+// referencing every shared file of the backend's chain.
+func (t *keyedTask) snapshotIncremental(fs *memFS, checkpointID int64, maxPar int, fileSeq *int) *model.IncrementalKeyedStateHandle {
+	if len(t.dirty) > 0 || len(t.chain) == 0 {
+		dirty := t.dirty
+		all := len(t.chain) == 0 // first snapshot of this backend: everything
+		kgs := sortedInts(dirty)
+		if all {
+			kgs = kgs[:0]
+			for kg := t.kgs.Start; kg <= t.kgs.End; kg++ {
+				kgs = append(kgs, kg)
+			}
+		}
+		entries := t.entriesIn(maxPar, func(kg int) bool { return all || dirty[kg] }, false)
+		*fileSeq++
+		name := fmt.Sprintf("%06d.sst", *fileSeq)
+		h := fs.put("shared/"+t.backendID+"/"+name, incrementalFile{KeyGroups: kgs, Entries: entries}, int64(len(entries))*16+8)
+		t.chain = append(t.chain, model.SharedFile{LocalPath: name, Handle: h})
+		t.dirty = map[int]bool{}
+	}
+	meta := fs.put(fmt.Sprintf("chk-%d/meta-%s", checkpointID, t.backendID), nil, 64)
+	return &model.IncrementalKeyedStateHandle{
+		BackendID: t.backendID, Range: t.kgs, CheckpointID: checkpointID,
+		Shared: slices.Clone(t.chain), Meta: meta,
+	}
+}
+
+// readIncremental reads a whole incremental handle: its shared files applied in order.
+func readIncremental(fs *memFS, h *model.IncrementalKeyedStateHandle) ([]kv, error) {
+	state := map[int][]kv{}
+	for _, f := range h.Shared {
+		c, err := fs.read(f.Handle)
+		if err != nil {
+			return nil, fmt.Errorf("shared file of checkpoint %d: %w", h.CheckpointID, err)
+		}
+		inc, ok := c.(incrementalFile)
+		if !ok {
+			return nil, fmt.Errorf("state file %s is not an incremental file", f.Handle.Path)
+		}
+		for _, kg := range inc.KeyGroups {
+			state[kg] = nil
+		}
+		for _, e := range inc.Entries {
+			state[e.KeyGroup] = append(state[e.KeyGroup], e)
+		}
+	}
+	var out []kv
+	for _, kg := range sortedInts(state) {
+		out = append(out, state[kg]...)
+	}
+	return out, nil
+}
+
+// operator-state files hold the elements of one subtask's named list states, or a broadcast map.
+type opStateFile struct {
+	Lists map[string][]splitOffset
+	Maps  map[string]map[string]int64
+}
+
+func backendIDFor(epoch, subtask int) string { return "keyed-" + strconv.Itoa(epoch) + "-" + strconv.Itoa(subtask) }
