@@ -17,12 +17,12 @@ type jobShape struct {
 // as Flink 1.18 intends them): either accepted (with the keyed vertex's max parallelism and
 // whether the keyed state is restored), or refused for a reason (an errors.Is target).
 type expectation struct {
-	accept      bool
-	reason      error // when refused
-	keyedMax    int   // when accepted
-	keyedState  bool  // keyed operator's state restored (else dropped)
-	known       string
-	viaUIDHash  bool // the keyed state is matched only through setUidHash
+	accept     bool
+	reason     error // when refused
+	keyedMax   int   // when accepted
+	keyedState bool  // keyed operator's state restored (else dropped)
+	known      string
+	viaUIDHash bool // the keyed state is matched only through setUidHash
 	// staleUIDHash: the keyed state is matched by the generated ID while a setUidHash points
 	// elsewhere (1.10.1 then ignores the state: FLINK-13973).
 	staleUIDHash bool

@@ -17,13 +17,13 @@ import (
 
 // Invariant names, as they appear in violations and sweep summaries.
 const (
-	InvKeyedState       = "keyed-state"       // each key once, on its owner, with the expected value
-	InvKeyOwner         = "key-owner"         // a key held by a subtask that does not own its key group
-	InvSplits           = "splits"            // every split exactly once with the expected offset
-	InvUnion            = "union-complete"    // union list complete on every subtask after restore
-	InvBroadcast        = "broadcast"         // broadcast map identical everywhere and as expected
-	InvCounter          = "checkpoint-id"     // checkpoint ID counter above every ID used
-	InvSharedFiles      = "shared-files"      // every file a retained checkpoint references exists
+	InvKeyedState       = "keyed-state"    // each key once, on its owner, with the expected value
+	InvKeyOwner         = "key-owner"      // a key held by a subtask that does not own its key group
+	InvSplits           = "splits"         // every split exactly once with the expected offset
+	InvUnion            = "union-complete" // union list complete on every subtask after restore
+	InvBroadcast        = "broadcast"      // broadcast map identical everywhere and as expected
+	InvCounter          = "checkpoint-id"  // checkpoint ID counter above every ID used
+	InvSharedFiles      = "shared-files"   // every file a retained checkpoint references exists
 	InvRestoreRefused   = "valid-restore-refused"
 	InvRestoreAccepted  = "invalid-restore-accepted"
 	InvWrongRefusal     = "wrong-refusal-reason"

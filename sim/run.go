@@ -63,7 +63,9 @@ func newWorld(p Plan) *World {
 	return w
 }
 
-func (w *World) tracef(format string, args ...any) { w.trace = append(w.trace, fmt.Sprintf(format, args...)) }
+func (w *World) tracef(format string, args ...any) {
+	w.trace = append(w.trace, fmt.Sprintf(format, args...))
+}
 
 func (w *World) violate(step int, inv, detail, diff string) {
 	w.violations = append(w.violations, Violation{Step: step, Invariant: inv, Detail: detail, Diff: diff, Known: w.known})

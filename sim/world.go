@@ -258,4 +258,6 @@ type opStateFile struct {
 	Maps  map[string]map[string]int64
 }
 
-func backendIDFor(epoch, subtask int) string { return "keyed-" + strconv.Itoa(epoch) + "-" + strconv.Itoa(subtask) }
+func backendIDFor(epoch, subtask int) string {
+	return "keyed-" + strconv.Itoa(epoch) + "-" + strconv.Itoa(subtask)
+}
