@@ -18,9 +18,14 @@ func init() {
 }
 
 // Limits that keep a typo from allocating gigabytes; Flink itself caps parallelism at 32768.
+// The output is measured by repartitionOutputCost: a partition costs 1, a (handle, state) entry
+// handed to a new subtask costs repartitionEntryCost (an entry costs memory and output even with
+// no partition: a UNION state reported with "num_offsets": 0 by each of 32768 old subtasks hands
+// 32768² entries to the new subtasks).
 const (
-	repartitionMaxInputOffsets  = 1 << 22
-	repartitionMaxOutputOffsets = 1 << 26
+	repartitionMaxInputOffsets = 1 << 22
+	repartitionMaxOutputCost   = 1 << 24
+	repartitionEntryCost       = 8
 )
 
 // rrCaseIn is one case on stdin (SPEC §L.1); other fields, such as a golden case's id or
@@ -187,7 +192,7 @@ func (c *rrCaseIn) previous() ([][]model.OperatorStateHandle, map[model.StreamHa
 	prev := make([][]model.OperatorStateHandle, len(in))
 	where := make(map[model.StreamHandle]rrPos)
 	modes := make(map[string]model.DistributionMode)
-	total, fanout := 0, 0
+	total := 0
 	for s, hs := range in {
 		if hs == nil {
 			return nil, nil, fmt.Errorf("input[%d] is null (an old subtask without state is [])", s)
@@ -234,9 +239,6 @@ func (c *rrCaseIn) previous() ([][]model.OperatorStateHandle, map[model.StreamHa
 				if total += n; total > repartitionMaxInputOffsets {
 					return nil, nil, fmt.Errorf("too many partitions (more than %d in all)", repartitionMaxInputOffsets)
 				}
-				if m != model.SplitDistribute {
-					fanout += n
-				}
 				offsets := make([]int64, n)
 				for i := range offsets {
 					offsets[i] = int64(i)
@@ -246,11 +248,74 @@ func (c *rrCaseIn) previous() ([][]model.OperatorStateHandle, map[model.StreamHa
 			prev[s] = append(prev[s], oh)
 		}
 	}
-	if fanout*(*c.NewParallelism) > repartitionMaxOutputOffsets {
-		return nil, nil, fmt.Errorf("output too large: %d union/broadcast partitions to each of %d new subtasks (limit %d in all)",
-			fanout, *c.NewParallelism, repartitionMaxOutputOffsets)
+	if cost := repartitionOutputCost(prev, *c.NewParallelism); cost > repartitionMaxOutputCost {
+		return nil, nil, fmt.Errorf("output too large: Flink would hand out about %d partitions and handle entries (UNION state goes to every new subtask; limit %d)",
+			cost, repartitionMaxOutputCost)
 	}
 	return prev, where, nil
+}
+
+// repartitionOutputCost bounds what RoundRobinOperatorStateRepartitioner hands out for prev
+// (SPEC §E.2, §E.3), in partitions plus repartitionEntryCost per (handle, state) entry:
+//   - SPLIT_DISTRIBUTE: every partition once; a name is cut into at most (its entries +
+//     newParallelism) pieces, and never into more pieces than it has partitions and
+//     zero-partition entries;
+//   - UNION: every entry to every new subtask;
+//   - BROADCAST: new subtask i gets entry i mod (entries of the name).
+//
+// At unchanged parallelism each new subtask also keeps its old subtask's own handles, which
+// adds at most the size of the input (bounded by repartitionMaxInputOffsets and the input's
+// length).
+func repartitionOutputCost(prev [][]model.OperatorStateHandle, newParallelism int) int {
+	type name struct {
+		partitions, entries, pieces int   // pieces: partitions, counting a zero-partition entry as 1
+		costs                       []int // BROADCAST: the cost of each entry, in order
+	}
+	byName := [4]map[string]*name{} // indexed by mode
+	var order [4][]*name            // first appearance; only sums are taken, but never range over a map
+	for _, hs := range prev {
+		for _, h := range hs {
+			for _, st := range h.States {
+				m := byName[st.Mode]
+				if m == nil {
+					m = make(map[string]*name)
+					byName[st.Mode] = m
+				}
+				g := m[st.Name]
+				if g == nil {
+					g = &name{}
+					m[st.Name] = g
+					order[st.Mode] = append(order[st.Mode], g)
+				}
+				n := len(st.Offsets)
+				g.partitions += n
+				g.entries++
+				g.pieces += max(n, 1)
+				if st.Mode == model.Broadcast {
+					g.costs = append(g.costs, repartitionEntryCost+n)
+				}
+			}
+		}
+	}
+	cost := 0
+	for _, g := range order[model.SplitDistribute] {
+		cost += g.partitions + repartitionEntryCost*min(g.pieces, g.entries+newParallelism)
+	}
+	for _, g := range order[model.Union] {
+		cost += newParallelism * (g.partitions + repartitionEntryCost*g.entries)
+	}
+	for _, g := range order[model.Broadcast] {
+		all := 0
+		for _, c := range g.costs {
+			all += c
+		}
+		q, r := newParallelism/len(g.costs), newParallelism%len(g.costs)
+		cost += q * all
+		for _, c := range g.costs[:r] {
+			cost += c
+		}
+	}
+	return cost
 }
 
 // renderRepartition prints the result in the "output" schema of SPEC §L.1, one new subtask

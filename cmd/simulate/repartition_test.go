@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/restoresim/restoresim/model"
 )
 
 // goldenRoundRobin is model/testdata/flink/roundrobin.json (SPEC §L.1), cases kept raw so that
@@ -189,5 +192,114 @@ func TestRepartitionCommandHelp(t *testing.T) {
 	code, stdout, _ = runRepartitionCLI("", "help")
 	if code != exitOK || !strings.Contains(stdout, "repartition") {
 		t.Errorf("simulate help does not list repartition:\n%s", stdout)
+	}
+}
+
+// The output guard counts handle entries, not only partitions: UNION state with no partition
+// still gives every new subtask one entry per old handle (quadratic in the parallelism), while a
+// BROADCAST state at Flink's largest parallelism hands each new subtask a single copy and must
+// pass.
+func TestRepartitionCommandOutputGuard(t *testing.T) {
+	caseOf := func(oldP, newP int, state string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"old_parallelism": %d, "new_parallelism": %d, "input": [`, oldP, newP)
+		for s := range oldP {
+			if s > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `[{"handle": 0, "states": [%s]}]`, state)
+		}
+		b.WriteString("]}")
+		return b.String()
+	}
+	code, stdout, stderr := runRepartitionCLI(caseOf(4096, 4095, `{"name": "u", "mode": "UNION", "num_offsets": 0}`), "repartition")
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "output too large") {
+		t.Errorf("4096 → 4095 zero-partition UNION entries: exit %d, stdout %d bytes, stderr %q; want exit 2 and \"output too large\"", code, len(stdout), stderr)
+	}
+	if testing.Short() {
+		return
+	}
+	code, stdout, stderr = runRepartitionCLI(caseOf(32768, 32767, `{"name": "b", "mode": "BROADCAST", "num_offsets": 4}`), "repartition")
+	if code != exitOK {
+		t.Fatalf("32768 → 32767 BROADCAST: exit %d, stderr %q", code, stderr)
+	}
+	if n := strings.Count(stdout, `"b":{"mode":"BROADCAST","pairs":[`); n != 32767 {
+		t.Errorf("32768 → 32767 BROADCAST: %d new subtasks received the state, want 32767", n)
+	}
+}
+
+// repartitionOutputCost bounds what the model builds (checked on every golden case, both
+// versions, and on cases where a name is cut into many pieces), and is exact for BROADCAST
+// state after a rescale.
+func TestRepartitionOutputCost(t *testing.T) {
+	actual := func(result [][]model.OperatorStateHandle) int {
+		n := 0
+		for _, hs := range result {
+			for _, h := range hs {
+				for _, st := range h.States {
+					n += repartitionEntryCost + len(st.Offsets)
+				}
+			}
+		}
+		return n
+	}
+	var inputs []*rrCaseIn
+	for _, raw := range goldenRoundRobin(t) {
+		c, err := readRepartitionCase(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, c)
+	}
+	for _, in := range []string{
+		// One split entry with many partitions cut for many subtasks, and zero-partition entries.
+		`{"old_parallelism": 2, "new_parallelism": 7, "input": [[{"handle": 0, "states": [{"name": "s", "mode": "SPLIT_DISTRIBUTE", "num_offsets": 20}]}],
+		 [{"handle": 0, "states": [{"name": "s", "mode": "SPLIT_DISTRIBUTE", "num_offsets": 0}, {"name": "u", "mode": "UNION", "num_offsets": 0}]}]]}`,
+		// Unchanged parallelism, partly reported broadcast state and union state (SPEC §E.2).
+		`{"old_parallelism": 3, "new_parallelism": 3, "input": [[{"handle": 0, "states": [{"name": "b", "mode": "BROADCAST", "num_offsets": 5}]}], [],
+		 [{"handle": 0, "states": [{"name": "u", "mode": "UNION", "num_offsets": 2}, {"name": "s", "mode": "SPLIT_DISTRIBUTE", "num_offsets": 3}]}]]}`,
+	} {
+		c, err := readRepartitionCase(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, c)
+	}
+	for i, c := range inputs {
+		prev, _, err := c.previous()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputSize := 0
+		for _, hs := range prev {
+			for _, h := range hs {
+				for _, st := range h.States {
+					inputSize += repartitionEntryCost + len(st.Offsets)
+				}
+			}
+		}
+		bound := repartitionOutputCost(prev, *c.NewParallelism)
+		if len(prev) == *c.NewParallelism {
+			bound += inputSize // each new subtask also keeps its old subtask's handles
+		}
+		for _, v := range []model.FlinkVersion{model.Flink118, model.Flink1101} {
+			result, err := model.RepartitionOperatorState(v, prev, *c.NewParallelism)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := actual(result); got > bound {
+				t.Errorf("input %d %v %d → %d: output costs %d, over the bound %d", i, v, len(prev), *c.NewParallelism, got, bound)
+			}
+		}
+	}
+	// Exact for broadcast after a rescale: 5 → 7 gives old subtasks 0 and 1 two readers each.
+	prev := make([][]model.OperatorStateHandle, 5)
+	for s := range prev {
+		prev[s] = []model.OperatorStateHandle{{Delegate: model.StreamHandle{Path: fmt.Sprint(s)},
+			States: []model.NamedOperatorState{{Name: "b", Mode: model.Broadcast, Offsets: make([]int64, s)}}}}
+	}
+	want := 7*repartitionEntryCost + (0 + 1 + 2 + 3 + 4) + (0 + 1)
+	if got := repartitionOutputCost(prev, 7); got != want {
+		t.Errorf("broadcast 5 → 7: cost %d, want %d", got, want)
 	}
 }
