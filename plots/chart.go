@@ -176,8 +176,25 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
+	p.X.Tick.Marker = shortTicks{}
+	p.Y.Tick.Marker = shortTicks{}
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// shortTicks are gonum's default ticks labelled with the shortest exact decimal (gonum's own
+// labels can repeat, e.g. 1.05 and 1.1 both as "1.1", or pad, e.g. "25.00").
+type shortTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (shortTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ts {
+		if t.Label != "" {
+			ts[i].Label = strconv.FormatFloat(math.Round(t.Value*1e9)/1e9, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 func plotChart(p *plot.Plot) *Chart {
@@ -210,6 +227,18 @@ func SkewLines(series []SkewSeries, logX bool) (*Chart, error) {
 		l.Dashes = plotutil.Dashes(i / 7)
 		l.Width = vg.Points(1)
 		p.Add(l)
+		if len(xys) <= 40 { // few points: mark them, a single one would not show at all
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, err
+			}
+			sc.Color = l.Color
+			sc.Shape = draw.CircleGlyph{}
+			sc.Radius = vg.Points(2)
+			p.Add(sc)
+			p.Legend.Add(s.Label, l, sc)
+			continue
+		}
 		p.Legend.Add(s.Label, l)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
@@ -219,6 +248,9 @@ func SkewLines(series []SkewSeries, logX bool) (*Chart, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 		p.X.Min = max(p.X.Min, 1)
+		if p.X.Max <= p.X.Min { // one parallelism: give the log axis a decade
+			p.X.Max = p.X.Min * 10
+		}
 	}
 	return plotChart(p), nil
 }

@@ -65,6 +65,7 @@ func charts(t *testing.T) map[string]*Chart {
 		"lines":      mk(SkewLines(series, false)),
 		"lines-log":  mk(SkewLines(series, true)),
 		"heatmap":    mk(SkewHeatMap(series)),
+		"one-point":  mk(SkewLines([]SkewSeries{{Label: "M=128", Points: series[0].Points[:1]}}, true)),
 		"load-bars":  mk(LoadBars(load)),
 		"load-steps": mk(LoadBars(wide)),
 		"moved-bars": mk(MovedChart(moved)),

@@ -283,3 +283,36 @@ func TestSkewHelp(t *testing.T) {
 		t.Errorf("help (%d):\n%s", code, out)
 	}
 }
+
+// TestDocsSkewMD re-runs every simple command shown in docs/skew.md (one "$ simulate …" line,
+// no pipe, redirection, --out or --keys file) and checks that the output pasted there is still what the
+// tool prints.
+func TestDocsSkewMD(t *testing.T) {
+	b, err := os.ReadFile("../../docs/skew.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	blocks := strings.Split(string(b), "```")
+	for i := 1; i < len(blocks); i += 2 {
+		block := strings.TrimPrefix(blocks[i], "\n")
+		cmdLine, want, _ := strings.Cut(block, "\n")
+		if !strings.HasPrefix(cmdLine, "$ simulate ") || strings.Contains(want, "$ ") ||
+			strings.ContainsAny(cmdLine, "|<>'\"") || strings.Contains(cmdLine, "--out") || strings.Contains(cmdLine, "--keys") {
+			continue
+		}
+		args := strings.Fields(cmdLine)[2:]
+		code, got, errs := runCLI(t, "", args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", cmdLine, code, errs)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("docs/skew.md is stale for %s (-docs +now):\n%s", cmdLine, diff)
+		}
+		checked++
+	}
+	if checked < 5 {
+		t.Errorf("only %d commands checked in docs/skew.md", checked)
+	}
+}
