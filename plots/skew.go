@@ -291,21 +291,24 @@ func (l KeyGroupLoads) WorstRecordSkew(maxParallelism int) (parallelism int, max
 	return parallelism, maxOverMean, nil
 }
 
-// DefaultCandidates are the max parallelisms Advise considers by default: the powers of two
-// 128..32768 (Flink's default is one of them) and the highly composite numbers in that range
-// (each has more divisors than any smaller number, so more parallelisms divide it evenly):
-// 180, 240, 360, 720, 840, 1260, 1680, 2520 (= lcm(1..10)), 5040, 7560, 10080, 15120, 20160,
-// 25200 and 27720 (= lcm(1..12), the only value ≤ 32768 that every parallelism 1..12 divides).
-var DefaultCandidates = []int{
-	128, 180, 240, 256, 360, 512, 720, 840, 1024, 1260, 1680, 2048, 2520, 4096, 5040, 7560,
-	8192, 10080, 15120, 16384, 20160, 25200, 27720, 32768,
+// DefaultCandidates returns, ascending, the max parallelisms Advise considers by default: the
+// powers of two 128..32768 (Flink's default is one of them) and the highly composite numbers in
+// that range (each has more divisors than any smaller number, so more parallelisms divide it
+// evenly): 180, 240, 360, 720, 840, 1260, 1680, 2520 (= lcm(1..10)), 5040, 7560, 10080, 15120,
+// 20160, 25200 and 27720 (= lcm(1..12), the only value ≤ 32768 that every parallelism 1..12
+// divides). The slice is new on every call.
+func DefaultCandidates() []int {
+	return []int{
+		128, 180, 240, 256, 360, 512, 720, 840, 1024, 1260, 1680, 2048, 2520, 4096, 5040, 7560,
+		8192, 10080, 15120, 16384, 20160, 25200, 27720, 32768,
+	}
 }
 
 // AdviseOptions configures Advise.
 type AdviseOptions struct {
 	// MaxExpectedParallelism is N: the job may run at any parallelism 1..N. Required, 1..32768.
 	MaxExpectedParallelism int
-	// Candidates are the max parallelisms to rank (nil: DefaultCandidates). Those below N are
+	// Candidates are the max parallelisms to rank (nil: DefaultCandidates()). Those below N are
 	// dropped: Flink cannot run a parallelism above the max parallelism.
 	Candidates []int
 	// Tolerance is the resolution at which worst-case skews are compared: a candidate's
@@ -359,7 +362,7 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 	}
 	cands := opts.Candidates
 	if cands == nil {
-		cands = DefaultCandidates
+		cands = DefaultCandidates()
 	}
 	ms := slices.Clone(cands)
 	slices.Sort(ms)

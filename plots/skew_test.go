@@ -395,3 +395,31 @@ func BenchmarkWorstRecordSkew(b *testing.B) {
 		_, _, _ = kgl.WorstRecordSkew(1000)
 	}
 }
+
+// TestDefaultCandidates checks the claims of the doc comment: powers of two 128..32768 plus the
+// highly composite numbers (more divisors than every smaller number) in that range.
+func TestDefaultCandidates(t *testing.T) {
+	divisors := make([]int, 32769) // divisors[n] = number of divisors of n, by a sieve
+	for d := 1; d <= 32768; d++ {
+		for n := d; n <= 32768; n += d {
+			divisors[n]++
+		}
+	}
+	var want []int
+	best := 0
+	for n := 1; n <= 32768; n++ {
+		d := divisors[n]
+		hcn := d > best
+		best = max(best, d)
+		if n >= 128 && (hcn || n&(n-1) == 0) {
+			want = append(want, n)
+		}
+	}
+	if diff := cmp.Diff(want, DefaultCandidates()); diff != "" {
+		t.Errorf("DefaultCandidates (-want +got):\n%s", diff)
+	}
+	DefaultCandidates()[0] = 7
+	if DefaultCandidates()[0] != 128 {
+		t.Error("DefaultCandidates shares its slice")
+	}
+}

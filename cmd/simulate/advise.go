@@ -152,7 +152,7 @@ func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOp
 	var dropped []string
 	cs := opts.Candidates
 	if cs == nil {
-		cs = plots.DefaultCandidates
+		cs = plots.DefaultCandidates()
 	}
 	for _, m := range cs {
 		if m < n {
