@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -755,4 +756,41 @@ func saRescaleInput(p int) AssignmentInput {
 	}
 	return AssignmentInput{Version: Flink118, CheckpointID: 1,
 		Vertices: []JobVertex{saVertex("keyed", p-1, UpperBoundMaxParallelism, true, op)}, Operators: []OperatorState{os}}
+}
+
+// Random rescalings of a keyed chain conserve state in both versions: every key group lands, with
+// its offset, in exactly the new subtask that owns it, and every operator-state partition
+// appears exactly once.
+func TestAssignStatesConservesStateOnRandomRescales(t *testing.T) {
+	seed := uint64(7)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	runs := 100
+	if testing.Short() {
+		runs = 30
+	}
+	for run := range runs {
+		maxPar := 1 + rng.IntN(300)
+		oldP, newP := 1+rng.IntN(min(maxPar, 40)), 1+rng.IntN(min(maxPar, 40))
+		v := saVersions[rng.IntN(2)]
+		keyed, plain := saID(1), saID(2)
+		in := AssignmentInput{Version: v, CheckpointID: int64(run),
+			Vertices:  []JobVertex{saVertex("v", newP, maxPar, rng.IntN(2) == 0, plain, keyed)},
+			Operators: []OperatorState{saOperatorState(keyed, oldP, maxPar, true), saOperatorState(plain, oldP, maxPar, false)}}
+		a, err := AssignStates(in)
+		if err != nil {
+			t.Fatalf("run %d (seed %d) %v M=%d %d→%d: %v", run, seed, v, maxPar, oldP, newP, err)
+		}
+		va := &a.Vertices[0]
+		for i, task := range va.Subtasks {
+			r, _ := ComputeKeyGroupRangeForOperatorIndex(maxPar, newP, i)
+			what := fmt.Sprintf("run %d (seed %d) %v M=%d %d→%d subtask %d", run, seed, v, maxPar, oldP, newP, i)
+			saKeyGroups(t, what+" managed", task.Operators[1].State.ManagedKeyedState, r, false)
+			saKeyGroups(t, what+" raw", task.Operators[1].State.RawKeyedState, r, true)
+		}
+		saAllPartitionsOnce(t, &in.Operators[0], va, 1)
+		saAllPartitionsOnce(t, &in.Operators[1], va, 0)
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
 }
