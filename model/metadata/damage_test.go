@@ -69,7 +69,7 @@ func damageTargets(t *testing.T) map[string][]byte {
 	for _, name := range []string{
 		"type-serializer-snapshot-migration-itcase-flink1.16-rocksdb-checkpoint.metadata", // v4, incremental
 		"kafka-enum2.metadata", // v5, coordinator, savepoint properties
-		"new-stateful-udf-migration-itcase-flink1.15-hashmap-savepoint.metadata",       // v3
+		"new-stateful-udf-migration-itcase-flink1.15-hashmap-savepoint.metadata",                    // v3
 		"target.test-classes.type-serializer-snapshot-migration-itcase-flink1.9-savepoint.metadata", // v2
 	} {
 		if b, err := os.ReadFile(filepath.Join(realDir, name)); err == nil {
