@@ -55,7 +55,7 @@ func runAdvise(e *env, args []string) int {
 	candList := fs.String("candidates", "", "candidate max parallelisms `LIST` (default: powers of two and highly composite numbers, see above)")
 	tol := fs.Float64("tolerance", 0.05, "compare worst-case skews in steps of `T` (0: exact)")
 	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
-	keyType := fs.String("key-type", "", "with --keys: the key's Java type, int, long or string")
+	keyType := fs.String("key-type", "", "with --keys: the key's Java `TYPE`: int, long or string")
 	weights := fs.Bool("weights", false, "with --keys: every line is key,weight (weight = records)")
 	csvOut := fs.Bool("csv", false, "print the table as CSV, without the notes")
 	pos, done, code := e.parseFlags(fs, args)

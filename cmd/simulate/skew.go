@@ -283,7 +283,7 @@ func runSkew(e *env, args []string) int {
 	chartKind := fs.String("chart", "line", "`KIND` of chart for --out without --keys: line or heatmap")
 	logX := fs.Bool("log-x", false, "line chart: log-scale parallelism axis")
 	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
-	keyType := fs.String("key-type", "", "with --keys: the key's Java type, int, long or string")
+	keyType := fs.String("key-type", "", "with --keys: the key's Java `TYPE`: int, long or string")
 	weights := fs.Bool("weights", false, "with --keys: every line is key,weight (weight = records)")
 	cf := addChartFlags(fs)
 	pos, done, code := e.parseFlags(fs, args)
