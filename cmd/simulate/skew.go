@@ -30,10 +30,7 @@ func ffmt(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 // without duplicates. Every value must be in 1..32768; "a..b" needs a ≤ b. Errors name the
 // offending token.
 func parseIntList(flagName, s string) ([]int, error) {
-	ints, hasDefault, err := parseList(flagName, s, false)
-	if err == nil && hasDefault {
-		err = fmt.Errorf("%s: internal error: unexpected default", flagName)
-	}
+	ints, _, err := parseList(flagName, s, false) // "default" is not a number here
 	return ints, err
 }
 
