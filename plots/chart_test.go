@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -224,4 +225,23 @@ func TestWriteFileAtomic(t *testing.T) {
 	if names := listDir(t, dir); len(names) != 2 {
 		t.Errorf("directory holds %q", names)
 	}
+}
+
+func ExampleSkewLines() {
+	var series []SkewSeries
+	for _, m := range []int{128, 720} {
+		s := SkewSeries{Label: "M=" + strconv.Itoa(m)}
+		for p := 1; p <= 100; p++ {
+			sk, _ := KeyGroupSkew(m, p)
+			s.Points = append(s.Points, sk)
+		}
+		series = append(series, s)
+	}
+	chart, _ := SkewLines(series, false)
+	var png bytes.Buffer
+	if err := chart.Encode(&png, PNG, EncodeOptions{}); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")))
+	// Output: true
 }
