@@ -295,7 +295,7 @@ func (w *vertexWork) match(v FlinkVersion, ops []OperatorState, remaining map[Op
 // the chain order in 1.10.1 (a List<OperatorState>), the iteration order of the
 // HashMap<OperatorID, OperatorState> keyed by generated ID in 1.18.
 func (w *vertexWork) checkOrder(v FlinkVersion) []int {
-	if v == Flink1101 {
+	if v == Flink1101 || len(w.states) == 1 {
 		order := make([]int, len(w.states))
 		for k := range order {
 			order[k] = k
