@@ -794,3 +794,45 @@ func TestAssignStatesConservesStateOnRandomRescales(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §K.5 StateAssignmentOperationTest.testChannelStateAssignmentStability: ten
+// single-operator vertices in a line, 100 subtasks each, no rescale; every subtask gets exactly
+// its old OperatorSubtaskState, in-flight channel state included.
+func TestStateAssignmentOperationTest_testChannelStateAssignmentStability(t *testing.T) {
+	const n, p = 10, 100
+	in := AssignmentInput{Version: Flink118, CheckpointID: 1}
+	for k := range n {
+		id := saID(k + 1)
+		in.Vertices = append(in.Vertices, saVertex(fmt.Sprint("v", k), p, 128, false, id))
+		os := saOperatorState(id, p, 128, true)
+		for i, st := range os.Subtasks {
+			if k > 0 {
+				st.InputChannelState = []ChannelStateHandle{{SubtaskIndex: i, Delegate: StreamHandle{Path: fmt.Sprintf("in-%d-%d", k, i), Size: 1}}}
+			}
+			if k < n-1 {
+				st.ResultSubpartitionState = []ChannelStateHandle{{SubtaskIndex: i, Delegate: StreamHandle{Path: fmt.Sprintf("out-%d-%d", k, i), Size: 1}}}
+			}
+		}
+		in.Operators = append(in.Operators, os)
+	}
+	a := mustAssign(t, in)
+	for k, va := range a.Vertices {
+		for i, task := range va.Subtasks {
+			if diff := cmp.Diff(*in.Operators[k].Subtasks[i], task.Operators[0].State); diff != "" {
+				t.Fatalf("vertex %d subtask %d (-want +got):\n%s", k, i, diff)
+			}
+		}
+	}
+}
+
+// SPEC §K.7 testRestoreFinishedStateWithoutInFlightData (the assignment part): a single fully
+// finished operator (p=1, M=1) restored from checkpoint 2 is deployed as finished.
+func TestCheckpointCoordinatorRestoringTest_testRestoreFinishedStateWithoutInFlightData(t *testing.T) {
+	op := saID(1)
+	a := mustAssign(t, AssignmentInput{Version: Flink118, CheckpointID: 2,
+		Vertices:  []JobVertex{saVertex("finished", 1, 1, true, op)},
+		Operators: []OperatorState{{OperatorID: op, Parallelism: 1, MaxParallelism: 1, FullyFinished: true}}})
+	if diff := cmp.Diff([]*TaskRestore{{CheckpointID: 2, Finished: true}}, a.Vertices[0].Subtasks); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
