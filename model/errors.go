@@ -82,6 +82,7 @@ type NoOperatorForStateError struct {
 	OperatorID OperatorID
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *NoOperatorForStateError) Error() string {
 	return "There is no operator for the state " + e.OperatorID.String()
 }
@@ -99,6 +100,7 @@ type MaxParallelismMismatchError struct {
 	VertexMaxParallelism int
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *MaxParallelismMismatchError) Error() string {
 	return "Failed to rollback to checkpoint/savepoint " + e.Checkpoint +
 		". Max parallelism mismatch between checkpoint/savepoint state and new program. Cannot map operator " +
@@ -122,6 +124,7 @@ type MaxParallelismBelowNewParallelismError struct {
 	Parallelism         int
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *MaxParallelismBelowNewParallelismError) Error() string {
 	return "The state for task " + e.Vertex + " can not be restored. The maximum parallelism (" +
 		strconv.Itoa(e.StateMaxParallelism) + ") of the restored state is lower than the configured parallelism (" +
@@ -143,6 +146,7 @@ type MaxParallelismChangeNotSupportedError struct {
 	VertexMaxParallelism int
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *MaxParallelismChangeNotSupportedError) Error() string {
 	return "The maximum parallelism (" + strconv.Itoa(e.StateMaxParallelism) +
 		") with which the latest checkpoint of the execution job vertex " + e.Vertex +
@@ -162,6 +166,7 @@ type MaxParallelismOutOfBoundsError struct {
 	MaxParallelism int
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *MaxParallelismOutOfBoundsError) Error() string {
 	return "Setting max parallelism is not in valid bounds (1.." + strconv.Itoa(UpperBoundMaxParallelism) +
 		"), found: " + strconv.Itoa(e.MaxParallelism)
@@ -181,6 +186,7 @@ type NonRestoredStateError struct {
 	CoordinatorState bool
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *NonRestoredStateError) Error() string {
 	return "Failed to rollback to checkpoint/savepoint " + e.Checkpoint +
 		". Cannot map checkpoint/savepoint state for operator " + e.OperatorID.String() +
@@ -196,6 +202,7 @@ type MixedFinishedOperatorsError struct {
 	Vertex string
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *MixedFinishedOperatorsError) Error() string {
 	return "JobVertex could not have mixed finished and unfinished operators (vertex " + e.Vertex + ")"
 }
@@ -213,6 +220,7 @@ type RawKeyedStateWithoutManagedError struct {
 	Subtask    int
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *RawKeyedStateWithoutManagedError) Error() string {
 	return "If an operator has no managed key state, it should also not have a raw keyed state (operator " +
 		e.OperatorID.String() + ", subtask " + strconv.Itoa(e.Subtask) + ")"
@@ -231,6 +239,7 @@ type NullKeyedStateHandlesError struct {
 	NewParallelism int
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *NullKeyedStateHandlesError) Error() string {
 	return "java.lang.NullPointerException in StateAssignmentOperation.reAssignSubKeyedStates: operator state " +
 		e.OperatorID.String() + " has no subtask states and its parallelism changes from " +
@@ -251,6 +260,7 @@ type UnexpectedStateHandleTypeError struct {
 	Found    string
 }
 
+// Error gives the message, following Flink\'s text.
 func (e *UnexpectedStateHandleTypeError) Error() string {
 	return "Unexpected state handle type, expected: " + e.Expected + ", but found: " + e.Found +
 		" (handle " + strconv.Itoa(e.Index) + ")"
