@@ -35,6 +35,12 @@ var javaPutOrderVectors = []struct {
 	// a 64-bucket table and Java builds a tree, whose order is not modelled; not listed.)
 	{"legacy", "z,AaAaAaAa,AaAaAaBB,topic-partition-state,AaAaBBAa,AaAaBBBB,AaBBAaAa,AaBBAaBB,AaBBBBAa,AaBBBBBB,BBAaAaAa,BBAaAaBB,q",
 		"AaAaAaAa=1,AaAaAaBB=2,AaAaBBAa=4,AaAaBBBB=5,AaBBAaAa=6,AaBBAaBB=7,AaBBBBAa=8,AaBBBBBB=9,BBAaAaAa=10,BBAaAaBB=11,topic-partition-state=3,q=12,z=0"},
+	// The 9th key of one hash code makes treeifyBin double the 16-bucket table to 32, which
+	// moves s10 behind the colliding keys.
+	{"legacy", "s10,AaAaAaAa,AaAaAaBB,AaAaBBAa,AaAaBBBB,AaBBAaAa,AaBBAaBB,AaBBBBAa,AaBBBBBB,BBAaAaAa",
+		"AaAaAaAa=1,AaAaAaBB=2,AaAaBBAa=3,AaAaBBBB=4,AaBBAaAa=5,AaBBAaBB=6,AaBBBBAa=7,AaBBBBBB=8,BBAaAaAa=9,s10=0"},
+	{"1.18", "s10,AaAaAaAa,AaAaAaBB,AaAaBBAa,AaAaBBBB,AaBBAaAa,AaBBAaBB,AaBBBBAa,AaBBBBBB,BBAaAaAa",
+		"AaAaAaAa=1,AaAaAaBB=2,AaAaBBAa=3,AaAaBBBB=4,AaBBAaAa=5,AaBBAaBB=6,AaBBBBAa=7,AaBBBBBB=8,BBAaAaAa=9,s10=0"},
 	// A repeated key keeps its first position and takes the last value.
 	{"legacy", "u,v,u,w", "u=2,v=1,w=3"},
 	{"1.18", "u,v,u,w", "u=2,v=1,w=3"},
