@@ -69,6 +69,7 @@ type InvalidCheckpointPointerError struct {
 	Reason  string
 }
 
+// Error gives Flink's message and why the path does not parse.
 func (e *InvalidCheckpointPointerError) Error() string {
 	return "Checkpoint/savepoint path '" + e.Pointer + "' is not a valid file URI. " +
 		"Either the pointer path is invalid, or the checkpoint was created by a different state backend. (" + e.Reason + ")"
@@ -84,6 +85,7 @@ type CheckpointFileSystemError struct {
 	Err     error
 }
 
+// Error gives Flink's message for an unavailable file system, else the failing Stat's error.
 func (e *CheckpointFileSystemError) Error() string {
 	if errors.Is(e.Err, ErrUnsupportedFileSystemScheme) {
 		return "Cannot access file system for checkpoint/savepoint path '" + e.Pointer + "'.: " + e.Err.Error()
@@ -108,6 +110,7 @@ type CheckpointNotFoundError struct {
 	Dir string
 }
 
+// Error gives Flink's FileNotFoundException message for the missing path or metadata file.
 func (e *CheckpointNotFoundError) Error() string {
 	if e.Dir != "" {
 		return "Cannot find meta data file '" + MetadataFileName + "' in directory '" + e.Dir +

@@ -28,6 +28,7 @@ var ErrUnknownSharedState = errors.New("attempt to reference unknown state")
 // <key>": a placeholder was registered under a key the registry does not know (both versions).
 type UnknownSharedStateError struct{ Key SharedStateKey }
 
+// Error gives Flink's message, naming the key.
 func (e *UnknownSharedStateError) Error() string {
 	return "Attempt to reference unknown state: " + string(e.Key)
 }
@@ -46,6 +47,7 @@ type UnequalSharedStateError struct {
 	Registered, Offered SharedHandle
 }
 
+// Error gives Flink's message with the key and both handles.
 func (e *UnequalSharedStateError) Error() string {
 	return fmt.Sprintf("StateObjects underlying same key should be equal ! key %s: registered %v, offered %v",
 		e.Key, e.Registered, e.Offered)
@@ -61,6 +63,7 @@ var ErrSharedStateNotRegistered = errors.New("cannot unregister a state that is 
 // that is not registered." from SharedStateRegistry.unregisterReference.
 type SharedStateNotRegisteredError struct{ Key SharedStateKey }
 
+// Error gives Flink's message, naming the key.
 func (e *SharedStateNotRegisteredError) Error() string {
 	return "Cannot unregister a state that is not registered: " + string(e.Key)
 }

@@ -164,6 +164,9 @@ type StoreUpdate struct {
 	// their directory) are deleted now: those removed earlier or now whose properties discard
 	// subsumed checkpoints, once (1.18) no retained checkpoint needs them.
 	Discarded []int64
+	// DiscardedPointers are the discarded checkpoints' external pointers (their directories),
+	// parallel to Discarded.
+	DiscardedPointers []string
 	// DiscardedShared lists the shared files deleted, in the order Flink schedules them.
 	DiscardedShared []StreamHandle
 	// CheckpointsInUse (1.18) is what UnregisterUnusedState returned: checkpoints whose
@@ -202,6 +205,7 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 			u.Subsumed = append(u.Subsumed, old.CheckpointID)
 			if old.Properties.DiscardSubsumed {
 				u.Discarded = append(u.Discarded, old.CheckpointID)
+				u.DiscardedPointers = append(u.DiscardedPointers, old.ExternalPointer)
 				d, err := s.refRegistry.DiscardAll(old.Operators)
 				u.DiscardedShared = append(u.DiscardedShared, d...)
 				if err != nil && u.IgnoredError == nil {
@@ -247,6 +251,7 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 			if old.CheckpointID < lowest && !slices.Contains(res.CheckpointsInUse, old.CheckpointID) {
 				if old.Properties.DiscardSubsumed {
 					u.Discarded = append(u.Discarded, old.CheckpointID)
+					u.DiscardedPointers = append(u.DiscardedPointers, old.ExternalPointer)
 				}
 				continue
 			}

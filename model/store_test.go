@@ -21,7 +21,7 @@ var (
 
 // ckpt builds a completed checkpoint; files, if any, become one incremental handle's shared files.
 func ckpt(id int64, props CheckpointProperties, files ...StreamHandle) *CompletedCheckpoint {
-	cp := &CompletedCheckpoint{CheckpointID: id, Properties: props}
+	cp := &CompletedCheckpoint{CheckpointID: id, Properties: props, ExternalPointer: fmt.Sprint("file:/ckpt/chk-", id)}
 	if len(files) > 0 {
 		h := &IncrementalKeyedStateHandle{BackendID: "backend", Range: KeyGroupRange{Start: 0, End: 127},
 			CheckpointID: id, StateHandleID: fmt.Sprint("handle-", id), Meta: StreamHandle{Path: fmt.Sprint("meta-", id), Size: 1}}
@@ -77,7 +77,11 @@ func runStoreSteps(t *testing.T, s *CompletedCheckpointStore, steps []storeStep)
 		if err != nil {
 			t.Fatalf("step %d (checkpoint %d): %v", i, st.cp.CheckpointID, err)
 		}
-		if diff := cmp.Diff(st.want, u); diff != "" {
+		want := st.want
+		for _, id := range want.Discarded { // ckpt names checkpoint n's directory chk-n
+			want.DiscardedPointers = append(want.DiscardedPointers, fmt.Sprint("file:/ckpt/chk-", id))
+		}
+		if diff := cmp.Diff(want, u); diff != "" {
 			t.Errorf("step %d (checkpoint %d) update (-want +got):\n%s", i, st.cp.CheckpointID, diff)
 		}
 		if diff := cmp.Diff(st.retained, ids(s)); diff != "" {
