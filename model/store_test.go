@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 var (
@@ -369,5 +370,130 @@ func TestStoreRecoveryDoesNotRegisterAnUnclaimedSnapshot(t *testing.T) {
 	}
 	if _, ok := s.Registry().Entry(SharedStateKey(sharedFileA.Path)); !ok {
 		t.Error("checkpoint 2's file was not registered on recovery")
+	}
+}
+
+// Property: with checkpoints that reuse some of the previous checkpoint's shared files (as an
+// incremental backend does) and savepoints in between, the registry tracks exactly the shared
+// files of the retained checkpoints, and every other file ever uploaded has been deleted — once.
+// Both versions, 1–3 retained checkpoints. (1.18 without a restore; savepoints are full
+// snapshots without shared files and occur in 1.18 runs only.)
+func TestStoreSharedFilesPropertyRegistryMatchesRetainedCheckpoints(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := rapid.SampledFrom([]FlinkVersion{Flink118, Flink1101}).Draw(t, "version")
+		s, err := NewCompletedCheckpointStore(v, rapid.IntRange(1, 3).Draw(t, "retained"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prev []StreamHandle // files of the last completed checkpoint
+		uploaded, deleted := map[string]bool{}, map[string]int{}
+		nFiles := 0
+		n := int64(rapid.IntRange(1, 12).Draw(t, "snapshots"))
+		for id := int64(1); id <= n; id++ {
+			var cp *CompletedCheckpoint
+			// 1.10.1 lets a savepoint subsume the checkpoint the next incremental one builds on
+			// (FLINK-21351, TestStore1101SavepointSubsumesTheCheckpointIncrementalStateBuildsOn),
+			// so savepoints are drawn for 1.18 only.
+			if v == Flink118 && rapid.IntRange(0, 3).Draw(t, "kind") == 0 {
+				cp = ckpt(id, savepointProps)
+			} else {
+				var files []StreamHandle
+				for _, f := range prev {
+					if rapid.Bool().Draw(t, "reuse") {
+						files = append(files, f)
+					}
+				}
+				for range rapid.IntRange(0, 3).Draw(t, "new files") {
+					nFiles++
+					f := StreamHandle{Path: fmt.Sprint("file:/ckpt/shared/", nFiles, ".sst"), Size: 1}
+					files = append(files, f)
+					uploaded[f.Path] = true
+				}
+				cp = ckpt(id, checkpointProps, files...)
+				prev = files
+			}
+			u, err := s.CompleteCheckpoint(cp)
+			if err != nil {
+				t.Fatalf("checkpoint %d: %v", id, err)
+			}
+			for _, f := range u.DiscardedShared {
+				deleted[f.Path]++
+			}
+
+			retained := map[string]bool{}
+			for _, c := range s.Checkpoints() {
+				_ = forEachIncremental(c.Operators, func(h *IncrementalKeyedStateHandle) error {
+					for _, f := range h.Shared {
+						retained[f.Handle.Path] = true
+					}
+					return nil
+				})
+			}
+			registered := map[string]bool{}
+			if v == Flink118 {
+				for _, e := range s.Registry().Entries() {
+					if e.Handle.Marker == "" {
+						registered[string(e.Key)] = true
+					}
+				}
+			} else {
+				for path := range uploaded {
+					if s.RefCountRegistry().RefCount(RefCountSharedStateKey("backend", KeyGroupRange{Start: 0, End: 127}, path)) > 0 {
+						registered[path] = true
+					}
+				}
+			}
+			if diff := cmp.Diff(retained, registered); diff != "" {
+				t.Fatalf("after snapshot %d: registered files vs files of retained checkpoints %v (-retained +registered):\n%s", id, ids(s), diff)
+			}
+			for path := range uploaded {
+				switch {
+				case deleted[path] > 1:
+					t.Fatalf("after snapshot %d: %s deleted %d times", id, path, deleted[path])
+				case retained[path] && deleted[path] > 0:
+					t.Fatalf("after snapshot %d: %s deleted while retained checkpoint uses it", id, path)
+				case !retained[path] && deleted[path] == 0:
+					t.Fatalf("after snapshot %d: %s is unused but was never deleted", id, path)
+				}
+			}
+		}
+	})
+}
+
+// FLINK-21351 (fixed in 1.12.3/1.13): in 1.10.1 a savepoint counts towards num-retained and can
+// subsume the only checkpoint, deleting shared files the next incremental checkpoint still
+// references; its placeholder for them is then unknown to the registry. 1.18 keeps the newest
+// checkpoint (and does not even add the savepoint).
+func TestStore1101SavepointSubsumesTheCheckpointIncrementalStateBuildsOn(t *testing.T) {
+	for _, tt := range []struct {
+		v           FlinkVersion
+		wantDeleted []StreamHandle
+	}{
+		{Flink1101, []StreamHandle{sharedFileA}},
+		{Flink118, nil},
+	} {
+		t.Run(tt.v.String(), func(t *testing.T) {
+			s := mustStore(t, tt.v, 1)
+			if _, err := s.CompleteCheckpoint(ckpt(1, checkpointProps, sharedFileA)); err != nil {
+				t.Fatal(err)
+			}
+			u, err := s.CompleteCheckpoint(ckpt(2, savepointProps))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantDeleted, u.DiscardedShared); diff != "" {
+				t.Errorf("deleted when the savepoint completed (-want +got):\n%s", diff)
+			}
+			if tt.v != Flink1101 {
+				return
+			}
+			// Checkpoint 3 references a.sst again with a placeholder, as RocksDB does for files of
+			// the last completed checkpoint.
+			key := RefCountSharedStateKey("backend", KeyGroupRange{Start: 0, End: 127}, sharedFileA.Path)
+			_, err = s.RefCountRegistry().RegisterReference(key, SharedHandle{Stream: sharedFileA, Placeholder: true})
+			if !errors.Is(err, ErrUnknownSharedState) {
+				t.Errorf("placeholder for the deleted file: err = %v, want ErrUnknownSharedState", err)
+			}
+		})
 	}
 }
