@@ -16,7 +16,7 @@ import (
 const MaxDepth = 16
 
 // DefaultMaxFileSize is the limit ReadFrom uses when given a limit ≤ 0.
-const DefaultMaxFileSize = 1 << 30
+const DefaultMaxFileSize = 256 << 20
 
 const masterStateMagic uint32 = 0xC96B1696
 
