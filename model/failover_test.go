@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // singles builds n vertices v1..vn of parallelism 1 (vertex index i is "v(i+1)").
@@ -329,4 +330,167 @@ func TestStronglyConnectedComponentsAgainstReachability(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Property: on random job graphs, the regions and the restart sets agree with a brute-force
+// fixpoint computed directly on subtasks: regions are the classes of "connected through
+// pipelined partitions, or mutually reachable through the others"; a restart set is the smallest
+// set of whole regions holding the failed subtask that is closed under "consumer of a produced
+// partition" and "producer of an unavailable consumed partition", minus CREATED subtasks.
+func TestRegionsToRestartPropertyAgainstBruteForce(t *testing.T) {
+	types := []ResultPartitionType{Pipelined, PipelinedBounded, PipelinedApproximate, Blocking, BlockingPersistent, HybridFull, HybridSelective}
+	rapid.Check(t, func(t *rapid.T) {
+		nv := rapid.IntRange(1, 5).Draw(t, "vertices")
+		var vs []FailoverVertex
+		for i := range nv {
+			vs = append(vs, FailoverVertex{Name: fmt.Sprint("v", i), Parallelism: rapid.IntRange(1, 4).Draw(t, "parallelism")})
+		}
+		var es []FailoverEdge
+		for range rapid.IntRange(0, 6).Draw(t, "edges") {
+			if nv < 2 {
+				break
+			}
+			from := rapid.IntRange(0, nv-2).Draw(t, "from")
+			es = append(es, FailoverEdge{Producer: from, Consumer: rapid.IntRange(from+1, nv-1).Draw(t, "to"),
+				Type:    rapid.SampledFrom(types).Draw(t, "type"),
+				Pattern: rapid.SampledFrom([]DistributionPattern{AllToAll, Pointwise}).Draw(t, "pattern")})
+		}
+		topo, err := NewFailoverTopology(vs, es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := topo.AllSubtasks()
+		n := len(all)
+		// links[a][b]: a produces a partition b consumes; part[a][b] names it.
+		type link struct {
+			typ  ResultPartitionType
+			part ResultPartitionID
+		}
+		links := make([][][]link, n)
+		for a := range links {
+			links[a] = make([][]link, n)
+		}
+		dense := func(id ExecutionVertexID) int { d, _ := topo.dense(id); return d }
+		for ei, e := range es {
+			for p := range vs[e.Producer].Parallelism {
+				for _, c := range topo.consumersOf(ei, p) {
+					a, b := dense(ExecutionVertexID{e.Producer, p}), dense(ExecutionVertexID{e.Consumer, c})
+					links[a][b] = append(links[a][b], link{e.Type, ResultPartitionID{ei, p}})
+				}
+			}
+		}
+		// same[a][b]: transitive closure of pipelined connectivity, then of mutual reachability.
+		same := make([][]bool, n)
+		for a := range same {
+			same[a] = make([]bool, n)
+			same[a][a] = true
+			for b := range n {
+				for _, l := range links[a][b] {
+					if l.typ.MustBePipelinedConsumed() {
+						same[a][b] = true
+					}
+				}
+			}
+		}
+		closeSym := func(m [][]bool) {
+			for k := range n {
+				for a := range n {
+					for b := range n {
+						if m[a][k] && m[k][b] {
+							m[a][b] = true
+						}
+					}
+				}
+			}
+		}
+		for a := range n {
+			for b := range n {
+				same[b][a] = same[b][a] || same[a][b]
+			}
+		}
+		closeSym(same)
+		reach := make([][]bool, n)
+		for a := range reach {
+			reach[a] = make([]bool, n)
+			for b := range n {
+				reach[a][b] = same[a][b] || len(links[a][b]) > 0
+			}
+		}
+		closeSym(reach)
+		for a := range n { // mutual reachability merges regions
+			for b := range n {
+				same[a][b] = reach[a][b] && reach[b][a]
+			}
+		}
+		regionOf := topo.Regions()
+		got := make([]int, n)
+		for r, members := range regionOf {
+			for _, m := range members {
+				got[dense(m)] = r
+			}
+		}
+		for a := range n {
+			for b := range n {
+				if (got[a] == got[b]) != same[a][b] {
+					t.Fatalf("subtasks %v and %v: same region %v, brute force %v (regions %v)", all[a], all[b], got[a] == got[b], same[a][b], regionOf)
+				}
+			}
+		}
+
+		failed := rapid.IntRange(0, n-1).Draw(t, "failed")
+		released := map[ResultPartitionID]bool{}
+		created := map[ExecutionVertexID]bool{}
+		for a := range n {
+			if rapid.IntRange(0, 4).Draw(t, "created") == 0 {
+				created[all[a]] = true
+			}
+			for b := range n {
+				for _, l := range links[a][b] {
+					if rapid.IntRange(0, 3).Draw(t, "released") == 0 {
+						released[l.part] = true
+					}
+				}
+			}
+		}
+		in := make([]bool, n)
+		addRegion := func(x int) bool {
+			changed := false
+			for y := range n {
+				if same[x][y] && !in[y] {
+					in[y], changed = true, true
+				}
+			}
+			return changed
+		}
+		addRegion(failed)
+		for changed := true; changed; {
+			changed = false
+			for a := range n {
+				for b := range n {
+					for _, l := range links[a][b] {
+						if in[a] && addRegion(b) {
+							changed = true
+						}
+						reconsumable := l.typ.IsReconsumable() || l.typ == PipelinedApproximate
+						if in[b] && !l.typ.MustBePipelinedConsumed() && (released[l.part] || !reconsumable) && addRegion(a) {
+							changed = true
+						}
+					}
+				}
+			}
+		}
+		var want []ExecutionVertexID
+		for a := range n {
+			if in[a] && !created[all[a]] {
+				want = append(want, all[a])
+			}
+		}
+		res, err := topo.RegionsToRestart(all[failed], FailoverState{Released: released, Created: created})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, res); diff != "" {
+			t.Fatalf("failure of %v (-brute force +RegionsToRestart):\n%s", all[failed], diff)
+		}
+	})
 }
