@@ -448,3 +448,46 @@ func ExampleCoordinator_RestoreSavepoint() {
 	// subtask 0 key groups KeyGroupRange{startKeyGroup=0, endKeyGroup=63}
 	// subtask 1 key groups KeyGroupRange{startKeyGroup=64, endKeyGroup=127}
 }
+
+// §K.7 testRestoreFinishedStateWithoutInFlightData (1.18): a fully finished operator (p=1, M=1),
+// checkpoint 2 whose in-flight data is ignored; restoreInitialCheckpointIfPresent deploys the
+// subtask as finished.
+func TestRestoreFinishedStateWithoutInFlightData(t *testing.T) {
+	id := OperatorIDFromUID("finished")
+	v := JobVertex{Name: "finished", Operators: []JobOperator{{ID: id}}, Parallelism: 1, MaxParallelism: 1, MaxParallelismConfigured: true}
+	c := mustCoordinator(t, Flink118, 1)
+	c.CheckpointIDOfIgnoredInFlightData = 2
+	cp := &CompletedCheckpoint{CheckpointID: 2, Properties: checkpointProps,
+		Operators: []OperatorState{{OperatorID: id, Parallelism: 1, MaxParallelism: 1, FullyFinished: true}}}
+	if _, err := c.Store.CompleteCheckpoint(cp); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.RestoreInitialCheckpointIfPresent([]JobVertex{v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := res.Assignment.Vertices[0].Subtasks[0]; tr == nil || !tr.Finished || tr.CheckpointID != 2 {
+		t.Errorf("restore = %+v, want deployed as finished from checkpoint 2", tr)
+	}
+}
+
+// §K.7 testRestoreLatestCheckpointFailureWhenMaxParallelismChanges: checkpointed with M=42 and
+// M=13 (configured), restored into M=20 and M=42.
+func TestRestoreLatestCheckpointFailureWhenMaxParallelismChanges(t *testing.T) {
+	for _, ver := range []FlinkVersion{Flink118, Flink1101} {
+		t.Run(ver.String(), func(t *testing.T) {
+			v1, os1 := keyedVertex("v1", 3, 42)
+			v2, os2 := keyedVertex("v2", 2, 13)
+			c := mustCoordinator(t, ver, 1)
+			if _, err := c.Store.CompleteCheckpoint(&CompletedCheckpoint{CheckpointID: 1, Properties: checkpointProps,
+				Operators: []OperatorState{os1, os2}}); err != nil {
+				t.Fatal(err)
+			}
+			v1.MaxParallelism, v2.MaxParallelism = 20, 42
+			_, err := c.RestoreLatestCheckpointedStateToAll([]JobVertex{v1, v2}, false)
+			if !errors.Is(err, ErrMaxParallelismChangeNotSupported) {
+				t.Errorf("err = %v, want ErrMaxParallelismChangeNotSupported (IllegalStateException)", err)
+			}
+		})
+	}
+}
