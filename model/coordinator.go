@@ -147,6 +147,18 @@ func NewCoordinator(v FlinkVersion, numRetained int) (*Coordinator, error) {
 	}, nil
 }
 
+// ErrCoordinatorMisconfigured is returned by a Coordinator without a store, or whose store is of
+// another Flink version. Not a Flink exception.
+var ErrCoordinatorMisconfigured = errors.New("model: coordinator needs a store of its Flink version (use NewCoordinator)")
+
+func (c *Coordinator) check() error {
+	if c.Store == nil || c.Store.Version() != c.Version {
+		return ErrCoordinatorMisconfigured
+	}
+	c.Store.init()
+	return nil
+}
+
 // restoredSnapshotProperties models the switch of CheckpointCoordinator.restoreSavepoint (1.18):
 // CLAIM takes the job's checkpoint properties, LEGACY CheckpointProperties.forSavepoint(false,
 // CANONICAL), NO_CLAIM forUnclaimedSnapshot().
@@ -175,6 +187,12 @@ func (c *Coordinator) restoredSnapshotProperties(m RestoreMode) (CheckpointPrope
 // 1.10.1: resolve; load (savepoint properties); add to the store (FIFO); counter := id+1;
 // RestoreLatestCheckpointedState(vertices, true, allowNonRestoredState).
 func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings SavepointRestoreSettings, vertices []JobVertex) (*RestoreResult, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if storage == nil {
+		return nil, errors.New("model: RestoreSavepoint needs a CheckpointStorage")
+	}
 	loc, err := ResolveCheckpointPointer(storage, settings.Pointer)
 	if err != nil {
 		return nil, err
@@ -235,6 +253,9 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 // RestoreLatestCheckpointedState(vertices, false, allowNonRestoredState), what 1.10.1's scheduler
 // calls on every restart.
 func (c *Coordinator) RestoreLatestCheckpointedStateToAll(vertices []JobVertex, allowNonRestoredState bool) (*RestoreResult, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	if c.Version == Flink1101 {
 		return c.restoreLatest1101(vertices, false, allowNonRestoredState)
 	}
@@ -247,6 +268,9 @@ func (c *Coordinator) RestoreLatestCheckpointedStateToAll(vertices []JobVertex, 
 // vertices (the vertices of the restarted subtasks); only the restarted ones use it. On 1.10.1 it
 // is RestoreLatestCheckpointedState(vertices, false, true).
 func (c *Coordinator) RestoreLatestCheckpointedStateToSubtasks(vertices []JobVertex) (*RestoreResult, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	if c.Version == Flink1101 {
 		return c.restoreLatest1101(vertices, false, true)
 	}
@@ -259,6 +283,9 @@ func (c *Coordinator) RestoreLatestCheckpointedStateToSubtasks(vertices []JobVer
 // On 1.10.1 it is RestoreLatestCheckpointedState(vertices, false, false)
 // (SchedulerBase.createAndRestoreExecutionGraph).
 func (c *Coordinator) RestoreInitialCheckpointIfPresent(vertices []JobVertex) (*RestoreResult, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	if c.Version == Flink1101 {
 		return c.restoreLatest1101(vertices, false, false)
 	}
@@ -271,6 +298,9 @@ func (c *Coordinator) RestoreInitialCheckpointIfPresent(vertices []JobVertex) (*
 // with PreferCheckpointForRecovery and a savepoint on top, the newest non-savepoint
 // (LatestPreferringCheckpoint) — and assign its state. ErrWrongFlinkVersion on 1.18.
 func (c *Coordinator) RestoreLatestCheckpointedState(vertices []JobVertex, errorIfNoCheckpoint, allowNonRestoredState bool) (*RestoreResult, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	if c.Version != Flink1101 {
 		return nil, fmt.Errorf("%w: restoreLatestCheckpointedState(tasks, errorIfNoCheckpoint, allowNonRestoredState) is 1.10.1's; use the 1.18 entry points", ErrWrongFlinkVersion)
 	}
@@ -282,6 +312,9 @@ func (c *Coordinator) RestoreLatestCheckpointedState(vertices []JobVertex, error
 // RecoverAfterJobManagerFailover, mode = the job's restore mode), and the counter keeps its
 // value (the HA counter survives). Call RestoreInitialCheckpointIfPresent next.
 func (c *Coordinator) RecoverAfterJobManagerFailover(mode RestoreMode) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	return c.Store.RecoverAfterJobManagerFailover(mode)
 }
 

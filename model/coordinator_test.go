@@ -491,3 +491,42 @@ func TestRestoreLatestCheckpointFailureWhenMaxParallelismChanges(t *testing.T) {
 		})
 	}
 }
+
+// Zero values and nils a caller can build give errors or work; they never panic.
+func TestZeroValuesAndNilsDoNotPanic(t *testing.T) {
+	var s CompletedCheckpointStore
+	if _, err := s.CompleteCheckpoint(ckpt(1, checkpointProps, sharedFileA)); err != nil || s.Len() != 1 || s.MaxRetained() != 1 {
+		t.Errorf("zero store: err %v, len %d, max %d; want a 1.18 store retaining one", err, s.Len(), s.MaxRetained())
+	}
+	var c Coordinator
+	if _, err := c.RestoreLatestCheckpointedStateToAll(nil, true); !errors.Is(err, ErrCoordinatorMisconfigured) {
+		t.Errorf("zero coordinator: err = %v", err)
+	}
+	mixed := Coordinator{Version: Flink1101, Store: mustStore(t, Flink118, 1)}
+	if _, err := mixed.RestoreInitialCheckpointIfPresent(nil); !errors.Is(err, ErrCoordinatorMisconfigured) {
+		t.Errorf("1.10.1 coordinator with a 1.18 store: err = %v", err)
+	}
+	if _, err := mustCoordinator(t, Flink118, 1).RestoreSavepoint(nil, SavepointRestoreSettings{Pointer: "/x"}, nil); err == nil {
+		t.Error("nil storage accepted")
+	}
+	typedNil := []KeyedStateHandle{(*KeyGroupsStateHandle)(nil), (*IncrementalKeyedStateHandle)(nil), nil}
+	ops := []OperatorState{{Parallelism: 1, MaxParallelism: 1, Subtasks: []*OperatorSubtaskState{{ManagedKeyedState: typedNil, RawKeyedState: typedNil}}}}
+	if err := NewSharedStateRegistry().RegisterAll(ops, 1); err != nil {
+		t.Errorf("typed nil handles: %v", err)
+	}
+	if _, err := NewRefCountSharedStateRegistry().RegisterAll(ops); err != nil {
+		t.Errorf("typed nil handles (1.10.1): %v", err)
+	}
+	p := PrioritizeOperatorSubtaskState(&OperatorSubtaskState{ManagedKeyedState: typedNil[:1]}, &OperatorSubtaskState{ManagedKeyedState: typedNil[1:2]}, 1)
+	if p.UsesLocal() {
+		t.Error("nil handles approved as local alternatives")
+	}
+	var zr SharedStateRegistry
+	if _, err := zr.RegisterReference("k", stream("k", 1), 1, false); err != nil || zr.Len() != 1 {
+		t.Errorf("zero registry: %v", err)
+	}
+	var zc RefCountSharedStateRegistry
+	if _, err := zc.RegisterIncremental(&IncrementalKeyedStateHandle{Shared: []SharedFile{{LocalPath: "f", Handle: StreamHandle{Path: "f"}}}}); err != nil || zc.Len() != 1 {
+		t.Errorf("zero 1.10.1 registry: %v", err)
+	}
+}

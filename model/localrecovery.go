@@ -47,7 +47,9 @@ func PrioritizeOperatorSubtaskState(jm, local *OperatorSubtaskState, checkpointI
 	if hasAlt {
 		alt = *local
 	}
-	sameRange := func(a, b KeyedStateHandle) bool { return a.KeyGroupRange() == b.KeyGroupRange() }
+	sameRange := func(a, b KeyedStateHandle) bool {
+		return !isNilKeyed(a) && !isNilKeyed(b) && a.KeyGroupRange() == b.KeyGroupRange()
+	}
 	sameChannel := func(a, b ChannelStateHandle) bool { return a.SubtaskIndex == b.SubtaskIndex }
 	return PrioritizedOperatorSubtaskState{
 		ManagedKeyed:         resolveAlternatives(jm.ManagedKeyedState, alt.ManagedKeyedState, hasAlt, keyedHasState, sameRange),
@@ -74,7 +76,7 @@ func resolveAlternatives[T any](jm, local []T, hasLocal bool, hasState func([]T)
 
 // keyedHasState models StateObjectCollection.hasState for keyed handles: some handle is non-nil.
 func keyedHasState(hs []KeyedStateHandle) bool {
-	return slices.ContainsFunc(hs, func(h KeyedStateHandle) bool { return h != nil })
+	return slices.ContainsFunc(hs, func(h KeyedStateHandle) bool { return !isNilKeyed(h) })
 }
 
 // anyState is StateObjectCollection.hasState for value handles, which are never null.

@@ -150,6 +150,19 @@ func keyedStateMarkerID(h KeyedStateHandle) string {
 	return fmt.Sprintf("%T:%v", h, h.KeyGroupRange())
 }
 
+// isNilKeyed reports whether h is nil or a nil pointer of a known handle type (Flink's null).
+func isNilKeyed(h KeyedStateHandle) bool {
+	switch h := h.(type) {
+	case nil:
+		return true
+	case *KeyGroupsStateHandle:
+		return h == nil
+	case *IncrementalKeyedStateHandle:
+		return h == nil
+	}
+	return false
+}
+
 // sharedEntry models SharedStateRegistryImpl.SharedStateEntry.
 type sharedEntry struct {
 	handle            SharedHandle
@@ -336,7 +349,7 @@ func (r *SharedStateRegistry) RegisterAll(operators []OperatorState, checkpointI
 
 func (r *SharedStateRegistry) registerKeyed(handles []KeyedStateHandle, checkpointID int64) error {
 	for _, h := range handles {
-		if h == nil {
+		if isNilKeyed(h) {
 			continue
 		}
 		id := keyedStateMarkerID(h)

@@ -66,7 +66,8 @@ var ErrInvalidNumRetained = errors.New("must retain at least one checkpoint")
 
 // CompletedCheckpointStore holds the retained completed checkpoints, oldest first, and the
 // shared-state registry: SharedStateRegistry for Flink 1.18, RefCountSharedStateRegistry for
-// 1.10.1. Methods never delete anything; StoreUpdate says what Flink would delete.
+// 1.10.1. Methods never delete anything; StoreUpdate says what Flink would delete. The zero
+// value is an empty 1.18 store retaining one checkpoint.
 type CompletedCheckpointStore struct {
 	version     FlinkVersion
 	maxRetained int
@@ -99,11 +100,27 @@ func NewCompletedCheckpointStore(v FlinkVersion, maxRetained int) (*CompletedChe
 	return s, nil
 }
 
+// init makes the zero value usable: one retained checkpoint, the registry of its version.
+func (s *CompletedCheckpointStore) init() {
+	if s.maxRetained < 1 {
+		s.maxRetained = DefaultNumRetainedCheckpoints
+	}
+	if s.version == Flink1101 {
+		if s.refRegistry == nil {
+			s.refRegistry = NewRefCountSharedStateRegistry()
+		}
+	} else if s.registry == nil {
+		s.registry = NewSharedStateRegistry()
+	}
+}
+
 // Version is the Flink version the store behaves as.
 func (s *CompletedCheckpointStore) Version() FlinkVersion { return s.version }
 
 // MaxRetained is getMaxNumberOfRetainedCheckpoints.
-func (s *CompletedCheckpointStore) MaxRetained() int { return s.maxRetained }
+func (s *CompletedCheckpointStore) MaxRetained() int {
+	return max(s.maxRetained, DefaultNumRetainedCheckpoints)
+}
 
 // Checkpoints models getAllCheckpoints: the retained checkpoints, oldest first (a copy of the
 // list; the checkpoints are shared).
@@ -139,10 +156,14 @@ func (s *CompletedCheckpointStore) LatestPreferringCheckpoint(prefer bool) *Comp
 }
 
 // Registry is the 1.18 shared-state registry (nil for a 1.10.1 store).
-func (s *CompletedCheckpointStore) Registry() *SharedStateRegistry { return s.registry }
+func (s *CompletedCheckpointStore) Registry() *SharedStateRegistry {
+	s.init()
+	return s.registry
+}
 
 // RefCountRegistry is the 1.10.1 shared-state registry (nil for a 1.18 store).
 func (s *CompletedCheckpointStore) RefCountRegistry() *RefCountSharedStateRegistry {
+	s.init()
 	return s.refRegistry
 }
 
@@ -192,6 +213,7 @@ type StoreUpdate struct {
 // MaxRetained, the oldest checkpoint is removed and, if its properties say so, discarded, which
 // unregisters its incremental handles' shared files from the registry.
 func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *CompletedCheckpoint) (StoreUpdate, error) {
+	s.init()
 	if cp == nil {
 		return StoreUpdate{}, errors.New("checkpoint must not be nil")
 	}
@@ -290,6 +312,7 @@ func EntersStore(v FlinkVersion, p CheckpointProperties) bool {
 // id and adds it (EntersStore); 1.10.1 registers every snapshot's shared state and adds it.
 // For a 1.18 savepoint nothing happens.
 func (s *CompletedCheckpointStore) CompleteCheckpoint(cp *CompletedCheckpoint) (StoreUpdate, error) {
+	s.init()
 	if cp == nil {
 		return StoreUpdate{}, errors.New("checkpoint must not be nil")
 	}
@@ -319,6 +342,7 @@ func (s *CompletedCheckpointStore) CompleteCheckpoint(cp *CompletedCheckpoint) (
 // and the old CheckpointsCleaner's pending list is lost. For 1.10.1 this only resets the
 // cleaner list: the registry is rebuilt by every restore (Coordinator.RestoreLatestCheckpointedState).
 func (s *CompletedCheckpointStore) RecoverAfterJobManagerFailover(mode RestoreMode) error {
+	s.init()
 	s.subsumed = nil
 	if s.version == Flink1101 {
 		return nil
