@@ -14,6 +14,7 @@ const (
 	streamSchedule
 	streamRecords
 	streamRescale
+	streamFaults
 )
 
 // newStream returns the independent stream id of seed.
@@ -40,6 +41,9 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 		Incremental:  r.IntN(2) == 0,
 		Sink:         r.IntN(2) == 0,
 	}
+	// Drawn after the fields above so that adding them kept older seeds' jobs unchanged.
+	j.TaskManagers = 1 + r.IntN(4)
+	j.LocalRecovery = r.IntN(2) == 0
 	j.Source = VertexConfig{Parallelism: drawParallelism(r), UID: "source"}
 	j.Keyed = VertexConfig{Parallelism: drawParallelism(r), UID: "keyed"}
 	if r.IntN(2) == 0 {
@@ -80,29 +84,43 @@ func drawMaxParallelism(r *rand.Rand, p int) int {
 func generateSteps(seed uint64, j Job, n int) []Step {
 	r := newStream(seed, streamSchedule)
 	rs := newStream(seed, streamRescale)
+	rf := newStream(seed, streamFaults)
 	steps := make([]Step, 0, n)
 	src, keyed := j.Source, j.Keyed
 	sink := j.Sink
 	for range n {
 		var s Step
 		switch x := r.IntN(100); {
-		case x < 35:
+		case x < 33:
 			s = Step{Kind: Process, N: 1 + r.IntN(50)}
-		case x < 42 && j.Broadcast:
+		case x < 40 && j.Broadcast:
 			s = Step{Kind: BroadcastUpdate, N: 1 + r.IntN(5)}
-		case x < 62:
+		case x < 58:
 			s = Step{Kind: Checkpoint, Abort: r.IntN(8) == 0}
-		case x < 67:
+		case x < 62:
 			s = Step{Kind: Savepoint}
-		case x < 77:
+		case x < 70:
 			v := r.IntN(2)
 			p := src.Parallelism
 			if v == 1 {
 				p = keyed.Parallelism
 			}
 			s = Step{Kind: Fail, Vertex: v, Subtask: r.IntN(p)}
-		case x < 80:
+		case x < 73:
 			s = Step{Kind: Retain, N: 1 + r.IntN(3)}
+		case x < 82: // infrastructure: TaskManagers, JobManager, storage
+			switch y := rf.IntN(12); {
+			case y < 3:
+				s = Step{Kind: TMRestart, TM: rf.IntN(j.TaskManagers)}
+			case y < 5:
+				s = Step{Kind: TMLoss, TM: rf.IntN(j.TaskManagers)}
+			case y < 7:
+				s = Step{Kind: JMFailover}
+			case y < 9:
+				s = Step{Kind: Resume, Claim: rf.IntN(2) == 0}
+			default:
+				s = Step{Kind: Fault, Fault: FaultKind(1 + rf.IntN(3))}
+			}
 		default:
 			c := drawChange(rs, src, keyed, sink)
 			s = Step{Kind: Restart, Change: c}

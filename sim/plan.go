@@ -63,6 +63,10 @@ type Job struct {
 	Incremental bool
 	// Sink adds a stateless operator chained after the keyed operator.
 	Sink bool
+	// TaskManagers is the number of TaskManagers the subtasks' slots are spread over.
+	TaskManagers int
+	// LocalRecovery keeps a local copy of every subtask's checkpointed state on its TaskManager.
+	LocalRecovery bool
 
 	Source VertexConfig
 	Keyed  VertexConfig
@@ -97,10 +101,39 @@ const (
 	Restart
 	// Retain changes state.checkpoints.num-retained.
 	Retain
+	// TMRestart restarts TaskManager TM's process: its tasks fail, its local copies survive.
+	TMRestart
+	// TMLoss loses TaskManager TM: its tasks fail and its local copies are gone.
+	TMLoss
+	// JMFailover fails the JobManager over: a new one recovers the retained checkpoints from
+	// storage and restores the job from the latest.
+	JMFailover
+	// Fault damages the storage of the latest retained checkpoint (FaultKind).
+	Fault
+	// Resume cancels the job and submits it again from the latest retained checkpoint's
+	// directory (like `flink run -s …/chk-N`), as NO_CLAIM (or CLAIM with Claim).
+	Resume
 )
 
+// FaultKind is what a Fault step damages.
+type FaultKind uint8
+
+const (
+	// DeleteStateFile deletes one state file (a shared file when there is one) the checkpoint uses.
+	DeleteStateFile FaultKind = iota + 1
+	// TruncateMetadata cuts the checkpoint's _metadata file short (a torn write).
+	TruncateMetadata
+	// DeleteMetadata deletes the checkpoint's _metadata file.
+	DeleteMetadata
+)
+
+var faultNames = map[FaultKind]string{DeleteStateFile: "delete-file", TruncateMetadata: "truncate-metadata", DeleteMetadata: "delete-metadata"}
+
+func (f FaultKind) String() string { return faultNames[f] }
+
 var stepNames = map[StepKind]string{Process: "process", BroadcastUpdate: "broadcast", Checkpoint: "checkpoint",
-	Savepoint: "savepoint", Fail: "fail", Restart: "restart", Retain: "retain"}
+	Savepoint: "savepoint", Fail: "fail", Restart: "restart", Retain: "retain", TMRestart: "tm-restart",
+	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume"}
 
 func (k StepKind) String() string { return stepNames[k] }
 
@@ -113,6 +146,12 @@ type Step struct {
 	Abort bool
 	// Vertex and Subtask name the failing subtask (Fail): 0 source, 1 keyed.
 	Vertex, Subtask int
+	// TM names the TaskManager (TMRestart, TMLoss).
+	TM int
+	// Fault is what a Fault step damages.
+	Fault FaultKind
+	// Claim: a Resume in CLAIM mode.
+	Claim bool
 	// Restart changes (Restart only).
 	Change Change
 }
@@ -142,6 +181,7 @@ func (j Job) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "job keys=%s/%s/%d splits=%d offsets=%s", j.KeyType, j.KeyDist, j.NumKeys, j.Splits, map[bool]string{false: "split", true: "union"}[j.UnionOffsets])
 	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
+	fmt.Fprintf(&b, " tms=%d local-recovery=%t", j.TaskManagers, j.LocalRecovery)
 	fmt.Fprintf(&b, " source=%s keyed=%s", j.Source, j.Keyed)
 	return b.String()
 }
@@ -174,6 +214,17 @@ func (s Step) String() string {
 		return "savepoint"
 	case Fail:
 		return fmt.Sprintf("fail vertex=%d subtask=%d", s.Vertex, s.Subtask)
+	case TMRestart, TMLoss:
+		return fmt.Sprintf("%s tm=%d", s.Kind, s.TM)
+	case JMFailover:
+		return "jm-failover"
+	case Fault:
+		return "fault kind=" + s.Fault.String()
+	case Resume:
+		if s.Claim {
+			return "resume claim"
+		}
+		return "resume"
 	case Restart:
 		c := s.Change
 		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, c.Keyed)

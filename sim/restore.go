@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 
 	"github.com/restoresim/restoresim/model"
@@ -41,8 +42,10 @@ func opRestore(t *model.TaskRestore, id model.OperatorID) *model.OperatorSubtask
 }
 
 // applyAssignment rebuilds the running job's subtasks from the model's assignment, reading
-// every handle a subtask received from the storage, as the tasks' state backends would. restoredID
-// is the checkpoint restored; failover is true when the job (not a new one) restarts in place.
+// every handle a subtask received from the storage, as the tasks' state backends would: per state
+// kind, the alternatives the model prioritizes (a TaskManager's local copy first, when approved;
+// the JobManager's state last) are tried in order until one reads. failover is true when the job
+// (not a new one) restarts in place.
 func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	srcV, keyedV := a.Vertices[0], a.Vertices[1]
 	for _, v := range a.Vertices {
@@ -50,43 +53,27 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 			w.known = KnownAdoptionHazard
 		}
 	}
+	w.usedLocal = 0
 	// Source subtasks: the offsets list state.
 	srcID := model.OperatorIDFromUID(w.job.Source.UID)
 	w.srcMaxPar = srcV.MaxParallelism
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
 	for i := range w.src {
-		t := &sourceTask{offsets: map[int]int64{}}
-		w.src[i] = t
-		st := opRestore(srcV.Subtasks[i], srcID)
-		if st == nil {
+		w.src[i] = &sourceTask{offsets: map[int]int64{}}
+		p, ok := w.alternatives(0, i, srcV.Subtasks[i])[srcID]
+		if !ok {
 			continue
 		}
-		for _, h := range st.ManagedOperatorState {
-			c, err := w.fs.read(h.Delegate)
-			if err != nil {
+		err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
+			t := &sourceTask{offsets: map[int]int64{}}
+			if err := w.readSource(t, i, p.ManagedOperator[k]); err != nil {
 				return err
 			}
-			f, ok := c.(opStateFile)
-			if !ok {
-				return fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
-			}
-			for _, ns := range h.States {
-				list := f.Lists[ns.Name]
-				for _, off := range ns.Offsets {
-					if off < 0 || off >= int64(len(list)) {
-						return fmt.Errorf("offset %d of %q outside %s", off, ns.Name, h.Delegate.Path)
-					}
-					switch ns.Mode {
-					case model.Union:
-						t.unionReceived = append(t.unionReceived, list[off])
-						if list[off].Split%len(w.src) == i {
-							t.offsets[list[off].Split] = list[off].Offset
-						}
-					default:
-						t.offsets[list[off].Split] = list[off].Offset
-					}
-				}
-			}
+			w.src[i] = t
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("source subtask %d: %w", i, err)
 		}
 	}
 
@@ -97,38 +84,33 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
 	for i, t := range w.keyed {
-		if w.job.Broadcast {
-			t.rules = map[string]int64{}
-		}
-		st := opRestore(keyedV.Subtasks[i], keyedID)
-		if st == nil {
-			if w.job.Broadcast {
-				t.rules[appliedRule] = 0
-			}
+		p, ok := w.alternatives(1, i, keyedV.Subtasks[i])[keyedID]
+		if !ok {
 			continue
 		}
-		if err := w.restoreKeyed(t, st.ManagedKeyedState, false, failover); err != nil {
-			return err
-		}
-		if err := w.restoreKeyed(t, st.RawKeyedState, true, failover); err != nil {
-			return err
-		}
-		for _, h := range st.ManagedOperatorState {
-			c, err := w.fs.read(h.Delegate)
+		for _, kind := range []struct {
+			alts [][]model.KeyedStateHandle
+			raw  bool
+		}{{p.ManagedKeyed, false}, {p.RawKeyed, true}} {
+			err := w.tryAlternatives(len(kind.alts), func(k int) error {
+				return w.restoreKeyed(t, kind.alts[k], kind.raw, failover)
+			})
 			if err != nil {
-				return err
-			}
-			f, _ := c.(opStateFile)
-			for _, ns := range h.States {
-				if ns.Mode != model.Broadcast || t.rules == nil {
-					continue
-				}
-				for k, v := range f.Maps[ns.Name] { // BroadcastState restores with map put
-					t.rules[k] = v
-				}
+				return fmt.Errorf("keyed subtask %d: %w", i, err)
 			}
 		}
-		if w.job.Broadcast {
+		if t.rules != nil {
+			err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
+				rules := map[string]int64{}
+				if err := w.readBroadcast(rules, p.ManagedOperator[k]); err != nil {
+					return err
+				}
+				t.rules = rules
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("keyed subtask %d: %w", i, err)
+			}
 			if _, ok := t.rules[appliedRule]; !ok {
 				t.rules[appliedRule] = 0
 			}
@@ -136,6 +118,74 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	}
 	if w.job.Broadcast && len(w.keyed) > 0 {
 		w.applied = int(w.keyed[0].rules[appliedRule])
+	}
+	return nil
+}
+
+// tryAlternatives calls read for alternatives 0..n-1 until one succeeds; the last alternative is
+// the JobManager's state, earlier ones are local copies. With no alternative there is nothing to
+// read.
+func (w *World) tryAlternatives(n int, read func(k int) error) error {
+	var err error
+	for k := range n {
+		if err = read(k); err == nil {
+			if k < n-1 {
+				w.usedLocal++
+			}
+			return nil
+		}
+	}
+	return err
+}
+
+// readSource reads the source's offsets list state into t (subtask i).
+func (w *World) readSource(t *sourceTask, i int, handles []model.OperatorStateHandle) error {
+	for _, h := range handles {
+		c, err := w.fs.read(h.Delegate)
+		if err != nil {
+			return err
+		}
+		f, ok := c.(opStateFile)
+		if !ok {
+			return fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
+		}
+		for _, ns := range h.States {
+			list := f.Lists[ns.Name]
+			for _, off := range ns.Offsets {
+				if off < 0 || off >= int64(len(list)) {
+					return fmt.Errorf("offset %d of %q outside %s", off, ns.Name, h.Delegate.Path)
+				}
+				switch ns.Mode {
+				case model.Union:
+					t.unionReceived = append(t.unionReceived, list[off])
+					if list[off].Split%w.job.Source.Parallelism == i {
+						t.offsets[list[off].Split] = list[off].Offset
+					}
+				default:
+					t.offsets[list[off].Split] = list[off].Offset
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// readBroadcast reads broadcast map state: every received copy is put into the map.
+func (w *World) readBroadcast(rules map[string]int64, handles []model.OperatorStateHandle) error {
+	for _, h := range handles {
+		c, err := w.fs.read(h.Delegate)
+		if err != nil {
+			return err
+		}
+		f, _ := c.(opStateFile)
+		for _, ns := range h.States {
+			if ns.Mode != model.Broadcast {
+				continue
+			}
+			for k, v := range f.Maps[ns.Name] {
+				rules[k] = v
+			}
+		}
 	}
 	return nil
 }
@@ -181,7 +231,10 @@ func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw
 		}
 		// Restored without rescaling, the backend reopens the same DB and keeps its shared files.
 		if h := incr[0].(*model.IncrementalKeyedStateHandle); failover && plan.Mode == model.RocksDBRestoreWithoutRescaling {
-			t.chain = append(t.chain[:0], h.Shared...)
+			t.chain = t.chain[:0]
+			for _, f := range h.Shared { // the uploaded files, also when restored from a local copy
+				t.chain = append(t.chain, model.SharedFile{LocalPath: path.Base(f.Handle.Path), Handle: f.Handle})
+			}
 			t.backendID = h.BackendID
 		}
 	}

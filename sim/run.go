@@ -28,11 +28,23 @@ type World struct {
 
 	facts map[int64]snapshotFacts
 	co    *coordinator
+	// retained is the configured state.checkpoints.num-retained; a JobManager reads it when it
+	// starts (a new job, a JobManager failover).
+	retained int
 
 	violations []Violation
 	trace      []string
 	// known, when set, attributes the current step's violations to a known Flink issue.
 	known string
+
+	// Local recovery: per slot, the TaskManager's local copies; useLocal during failovers.
+	local    map[slot]localStore
+	useLocal bool
+	// usedLocal counts the operator states of the last restore read from a local copy.
+	usedLocal int
+	// Storage faults injected: checkpoints whose metadata or files were damaged, files deleted.
+	damagedCkpt  map[int64]bool
+	faultDeleted map[string]bool
 }
 
 // Result is the outcome of running a plan.
@@ -56,8 +68,10 @@ func Run(p Plan) Result {
 }
 
 func newWorld(p Plan) *World {
-	w := &World{plan: p, job: p.Job, fs: newMemFS(), facts: map[int64]snapshotFacts{}, base: map[int]int64{}}
-	w.co = newCoordinator(p.Version)
+	w := &World{plan: p, job: p.Job, fs: newMemFS(p.Version), facts: map[int64]snapshotFacts{}, base: map[int]int64{},
+		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}}
+	w.retained = model.DefaultNumRetainedCheckpoints
+	w.co = newCoordinator(p.Version, w.retained)
 	w.startFresh()
 	w.tracef("%s -> started p=%d/%d max-parallelism=%d", p.Job, p.Job.Source.Parallelism, p.Job.Keyed.Parallelism, w.maxPar)
 	return w
@@ -144,12 +158,23 @@ func (w *World) step(i int, s Step) {
 	case Savepoint:
 		w.tracef("%s -> %s", s, w.checkpoint(i, false, true))
 	case Retain:
-		w.co.setRetained(s.N)
-		w.tracef("%s -> ok", s)
+		w.retained = s.N
+		w.tracef("%s -> ok (from the next JobManager start)", s)
 	case Fail:
 		w.tracef("%s -> %s", s, w.failover(i))
 	case Restart:
 		w.tracef("%s -> %s", s, w.restart(i, s.Change))
+	case TMRestart:
+		w.tracef("%s -> %s", s, w.failover(i))
+	case TMLoss:
+		w.loseTM(s.TM)
+		w.tracef("%s -> %s", s, w.failover(i))
+	case JMFailover:
+		w.tracef("%s -> %s", s, w.jmFailover(i))
+	case Fault:
+		w.tracef("%s -> %s", s, w.fault(s.Fault))
+	case Resume:
+		w.tracef("%s -> %s", s, w.resume(i, s.Claim))
 	default:
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}

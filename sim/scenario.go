@@ -124,7 +124,8 @@ func parseJob(tokens []string) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true, "sink": true, "source": true, "keyed": true}
+	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true,
+		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true}
 	for k := range m {
 		if !known[k] {
 			return Job{}, fmt.Errorf("unknown field %q", k)
@@ -161,7 +162,13 @@ func parseJob(tokens []string) (Job, error) {
 	default:
 		return Job{}, fmt.Errorf("backend=%q: want full or incremental", m["backend"])
 	}
-	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink} {
+	j.TaskManagers = 1
+	if m["tms"] != "" {
+		if j.TaskManagers, err = positive("tms", m["tms"], 1024); err != nil {
+			return Job{}, err
+		}
+	}
+	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink, "local-recovery": &j.LocalRecovery} {
 		if *dst, err = parseBool(m, k); err != nil {
 			return Job{}, err
 		}
@@ -228,7 +235,7 @@ func parseVertex(name, s string) (VertexConfig, error) {
 func parseStep(f []string) (Step, error) {
 	kind := StepKind(lookup(stepNames, f[0]))
 	if kind == 0 {
-		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart or retain)")
+		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault or resume)")
 	}
 	m, err := args(f[1:])
 	if err != nil {
@@ -236,7 +243,8 @@ func parseStep(f []string) (Step, error) {
 	}
 	s := Step{Kind: kind}
 	allowed := map[StepKind][]string{Process: {"n"}, BroadcastUpdate: {"n"}, Retain: {"n"}, Checkpoint: {"abort"},
-		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim"}}[kind]
+		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim"},
+		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim"}}[kind]
 	for k := range m {
 		ok := false
 		for _, a := range allowed {
@@ -260,6 +268,18 @@ func parseStep(f []string) (Step, error) {
 			return Step{}, fmt.Errorf("want vertex=0|1 subtask=N")
 		}
 		s.Vertex, s.Subtask = v, t
+	case TMRestart, TMLoss:
+		v, err := strconv.Atoi(m["tm"])
+		if err != nil || v < 0 {
+			return Step{}, fmt.Errorf("want tm=N")
+		}
+		s.TM = v
+	case Fault:
+		if s.Fault = FaultKind(lookup(faultNames, m["kind"])); s.Fault == 0 {
+			return Step{}, fmt.Errorf("kind=%q: want delete-file, truncate-metadata or delete-metadata", m["kind"])
+		}
+	case Resume:
+		_, s.Claim = m["claim"]
 	case Restart:
 		c := &s.Change
 		if c.Source, err = parseVertex("source", m["source"]); err != nil {

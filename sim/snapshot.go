@@ -86,7 +86,11 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		}
 		md.Operators = append(md.Operators, sinkState)
 	}
-	w.fs.put(dir+"/"+model.MetadataFileName, md, 1024)
+	props := checkpointProperties(savepoint)
+	md.Properties = &props
+	if err := writeMetadata(w.fs, dir+"/"+model.MetadataFileName, md); err != nil {
+		panic("sim: internal error: writing metadata: " + err.Error())
+	}
 	return md
 }
 

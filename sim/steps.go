@@ -19,17 +19,46 @@ func (w *World) shape() jobShape {
 func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	id := w.co.nextID()
 	if abort {
+		// The tasks snapshotted (and kept local copies) before the checkpoint was declined; the
+		// pending checkpoint's files are discarded and the backends forget the upload.
+		if w.job.LocalRecovery {
+			chains := make([][]model.SharedFile, len(w.keyed))
+			dirty := make([]map[int]bool, len(w.keyed))
+			for i, t := range w.keyed {
+				chains[i], dirty[i] = append([]model.SharedFile(nil), t.chain...), maps.Clone(t.dirty)
+			}
+			md := w.snapshot(id, false)
+			w.storeLocal(md)
+			for i, t := range w.keyed {
+				for _, f := range t.chain[len(chains[i]):] {
+					delete(w.fs.files, f.Handle.Path)
+				}
+				t.chain, t.dirty = chains[i], dirty[i]
+			}
+			w.fs.removeAll(w.pointerOf(id, false))
+		}
 		return fmt.Sprintf("checkpoint %d declined", id)
 	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		applied: w.applied, shape: w.shape()}
-	discarded, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
+	pointers := w.storePointers()
+	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
 	if err != nil {
 		w.violate(step, InvSharedFiles, fmt.Sprintf("completing checkpoint %d: %v", id, err), "")
 	}
-	for _, h := range discarded {
-		delete(w.fs.files, h.Path)
+	w.applyDeletes(u, pointers)
+	if !savepoint {
+		w.storeLocal(md)
+		w.confirmLocal(id)
+	}
+	if savepoint {
+		// RocksDB's incremental strategy reuses only files confirmed by the last completed
+		// snapshot; a completed (canonical) savepoint confirms none, so the next checkpoint
+		// uploads everything again.
+		for _, t := range w.keyed {
+			t.chain = nil
+		}
 	}
 	w.checkRetainedFiles(step)
 	kind := "completed"
@@ -49,7 +78,7 @@ func (w *World) pointerOf(id int64, savepoint bool) string {
 // checkRetainedFiles checks that every file referenced by a retained checkpoint exists.
 func (w *World) checkRetainedFiles(step int) {
 	for _, ref := range w.co.retainedFiles() {
-		if _, ok := w.fs.files[ref.Path]; !ok {
+		if _, ok := w.fs.files[ref.Path]; !ok && !w.faultDeleted[ref.Path] {
 			w.violate(step, InvSharedFiles, fmt.Sprintf("%s, referenced by a retained checkpoint, was deleted", ref.Path), "")
 			return
 		}
@@ -59,22 +88,42 @@ func (w *World) checkRetainedFiles(step int) {
 // failover restarts the failed subtask's region — with keyBy (all-to-all) edges the whole job is
 // one pipelined region — from the latest checkpoint, or from scratch when there is none.
 func (w *World) failover(step int) string {
-	vertices := jobVertices(w.job, w.job.Sink)
-	a, id, ok, err := w.co.restoreLatest(vertices)
+	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(jobVertices(w.job, w.job.Sink))
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
 		return "restore failed: " + firstLine(err)
 	}
+	return w.restoreInPlace(step, res, "")
+}
+
+// restoreInPlace applies a failover's assignment to the running job (sticky slots: local copies
+// are offered), or restarts it from scratch when there was nothing to restore. A restore that
+// cannot read its files must correspond to an injected storage fault; the job is then
+// resubmitted without state.
+func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string) string {
+	ok := res.Restored()
+	var id int64
+	var a *model.Assignment
+	if ok {
+		id, a = res.Checkpoint.CheckpointID, res.Assignment
+		w.noteDamage(res.Checkpoint)
+	}
 	if !ok {
 		w.epoch-- // same job: startFresh counts a new instance
+		w.clearLocal()
 		w.startFresh()
 		w.base = map[int]int64{}
 		w.check(step, w.currentOffsets(), 0, false)
 		return "restarted from scratch (no checkpoint)"
 	}
-	if err := w.applyAssignment(a, true); err != nil {
-		w.violate(step, InvRestoreReadError, err.Error(), "")
-		return "restore failed: " + firstLine(err)
+	w.useLocal = true
+	err := w.applyAssignment(a, true)
+	w.useLocal = false
+	if err != nil {
+		if !w.damaged(id) {
+			w.violate(step, InvRestoreReadError, err.Error(), "")
+		}
+		return prefix + "restore of " + fmt.Sprint(id) + " failed loudly (" + firstLine(err) + "); " + w.resubmitFresh(step)
 	}
 	f := w.facts[id]
 	exp := expectRestore(f.shape, w.job, w.job.Sink, true)
@@ -84,7 +133,11 @@ func (w *World) failover(step int) string {
 	// The latest snapshot may be the one this job was started from, taken by another job shape:
 	// the same rules apply again (with allowNonRestoredState, as the scheduler passes it).
 	w.finishRestore(step, f, exp)
-	return fmt.Sprintf("restored %d", id)
+	out := fmt.Sprintf("%srestored %d", prefix, id)
+	if w.usedLocal > 0 {
+		out += fmt.Sprintf(" (%d states from local copies)", w.usedLocal)
+	}
+	return out
 }
 
 // restart stops the job with a savepoint and submits the changed job restored from it. A refused
@@ -104,9 +157,10 @@ func (w *World) restart(step int, c Change) string {
 	exp := expectRestore(f.shape, next, next.Sink, c.AllowNonRestoredState)
 	w.known = exp.knownIssue(w.plan.Version)
 
+	w.clearLocal()
 	w.epoch++
 	w.job = next
-	w.co = newCoordinator(w.plan.Version)
+	w.co = newCoordinator(w.plan.Version, w.retained)
 	mode := model.NoClaim
 	if c.Claim {
 		mode = model.Claim
@@ -125,7 +179,7 @@ func (w *World) restart(step int, c Change) string {
 	if refusal := err; refusal != nil {
 		// The user rolls the change back: the old job, restored from the same savepoint.
 		w.job = old
-		w.co = newCoordinator(w.plan.Version)
+		w.co = newCoordinator(w.plan.Version, w.retained)
 		a, err = w.submit(pointer, old, false, model.NoClaim)
 		if err != nil {
 			w.violate(step, InvRestoreRefused, fmt.Sprintf("restoring the unchanged job from savepoint %d refused: %v", id, firstLine(err)), "")
@@ -194,5 +248,160 @@ func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.
 			return nil, fmt.Errorf("job vertex %s: %w", v.Name, &model.MaxParallelismBelowParallelismError{MaxParallelism: v.MaxParallelism, Parallelism: v.Parallelism})
 		}
 	}
-	return w.co.restoreSavepoint(w.fs, pointer, jobVertices(j, j.Sink), allowNonRestored, mode)
+	res, err := w.co.RestoreSavepoint(w.fs, model.SavepointRestoreSettings{Pointer: pointer, AllowNonRestoredState: allowNonRestored, Mode: mode},
+		jobVertices(j, j.Sink))
+	if err != nil {
+		return nil, err
+	}
+	w.co.mode = mode
+	w.applyDeletes(res.StoreUpdate, nil)
+	return res.Assignment, nil
+}
+
+// damaged reports whether an injected storage fault hit checkpoint id: its metadata, or a file
+// it references.
+func (w *World) damaged(id int64) bool { return w.damagedCkpt[id] }
+
+// noteDamage marks cp damaged when it references a file a fault deleted: RocksDB keeps
+// referencing an uploaded file in later checkpoints without knowing it is gone.
+func (w *World) noteDamage(cp *model.CompletedCheckpoint) {
+	for _, h := range checkpointFiles(cp) {
+		if w.faultDeleted[h.Path] {
+			w.damagedCkpt[cp.CheckpointID] = true
+			return
+		}
+	}
+}
+
+// checkpointFiles lists the state files a checkpoint references.
+func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
+	var out []model.StreamHandle
+	for _, os := range cp.Operators {
+		for _, st := range os.Subtasks {
+			if st == nil {
+				continue
+			}
+			for _, hs := range [][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
+				for _, h := range hs {
+					switch h := h.(type) {
+					case *model.KeyGroupsStateHandle:
+						out = append(out, h.Delegate)
+					case *model.IncrementalKeyedStateHandle:
+						for _, f := range h.Shared {
+							out = append(out, f.Handle)
+						}
+					}
+				}
+			}
+			for _, hs := range [][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+				for _, h := range hs {
+					out = append(out, h.Delegate)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// resubmitFresh models the user resubmitting the job without state after a restore failed
+// loudly: a new job (new directory, coordinator and local stores), empty state, sources from the
+// start.
+func (w *World) resubmitFresh(step int) string {
+	w.clearLocal()
+	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.startFresh()
+	w.base = map[int]int64{}
+	w.check(step, w.currentOffsets(), 0, false)
+	return "resubmitted without state"
+}
+
+// jmFailover models a JobManager failover: the new JobManager takes the retained checkpoints
+// from HA storage (the CompletedCheckpoints the old one stored, not the _metadata files), rebuilds
+// the store and registry (model.CompletedCheckpointStore.RecoverAfterJobManagerFailover), keeps
+// the checkpoint ID counter (also in HA storage) and restores the job from the latest checkpoint
+// with allowNonRestoredState off (restoreInitialCheckpointIfPresent).
+func (w *World) jmFailover(step int) string {
+	old := w.co
+	pointers := w.storePointers()
+	co := newCoordinator(w.plan.Version, w.retained)
+	co.Counter = old.Counter
+	co.mode = old.mode
+	for _, cp := range old.Store.Checkpoints() {
+		u, err := co.Store.AddCheckpointAndSubsumeOldestOne(cp)
+		if err != nil {
+			w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
+		}
+		w.applyDeletes(u, pointers)
+	}
+	if err := co.RecoverAfterJobManagerFailover(co.mode); err != nil {
+		w.violate(step, InvSharedFiles, fmt.Sprintf("JobManager recovery: re-registering shared state: %v", err), "")
+	}
+	w.co = co
+	res, err := co.RestoreInitialCheckpointIfPresent(jobVertices(w.job, w.job.Sink))
+	if err != nil {
+		w.violate(step, InvRestoreRefused, fmt.Sprintf("restore after JobManager failover refused: %v", err), "")
+		return "restore failed: " + firstLine(err)
+	}
+	return w.restoreInPlace(step, res, "recovered; ")
+}
+
+// resume cancels the job and submits it again, unchanged, from the latest retained checkpoint's
+// directory: the restore reads that checkpoint's _metadata, so damaged metadata must make it fail
+// loudly.
+func (w *World) resume(step int, claim bool) string {
+	cp := w.co.Store.Latest()
+	if cp == nil {
+		return "no retained checkpoint"
+	}
+	id := cp.CheckpointID
+	w.noteDamage(cp)
+	f, ok := w.facts[id]
+	if !ok {
+		return "no retained checkpoint"
+	}
+	pointer := cp.ExternalPointer
+	w.clearLocal()
+	w.epoch++
+	w.co = newCoordinator(w.plan.Version, w.retained)
+	mode := model.NoClaim
+	if claim {
+		mode = model.Claim
+	}
+	exp := expectRestore(f.shape, w.job, w.job.Sink, false)
+	w.known = exp.knownIssue(w.plan.Version)
+	a, err := w.submit(pointer, w.job, false, mode)
+	if err == nil {
+		err = w.applyAssignment(a, false)
+	}
+	if err != nil {
+		if !w.damaged(id) && exp.accept {
+			w.violate(step, InvRestoreRefused, fmt.Sprintf("resuming from checkpoint %d failed: %v", id, firstLine(err)), "")
+		}
+		return fmt.Sprintf("resume from %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
+	}
+	w.finishRestore(step, f, exp)
+	return fmt.Sprintf("resumed from checkpoint %d", id)
+}
+
+// storePointers maps the store's checkpoint IDs to their directories (before an update removes
+// them).
+func (w *World) storePointers() map[int64]string {
+	m := map[int64]string{}
+	for _, cp := range w.co.Store.Checkpoints() {
+		m[cp.CheckpointID] = cp.ExternalPointer
+	}
+	return m
+}
+
+// applyDeletes deletes what a store update says Flink deletes: unused shared files and the
+// directories of discarded checkpoints.
+func (w *World) applyDeletes(u model.StoreUpdate, pointers map[int64]string) {
+	for _, h := range u.DiscardedShared {
+		delete(w.fs.files, h.Path)
+	}
+	for _, id := range u.Discarded {
+		if dir := pointers[id]; dir != "" {
+			w.fs.removeAll(dir)
+		}
+	}
 }

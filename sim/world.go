@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -41,13 +42,25 @@ type file struct {
 // the paths below them. It implements model.CheckpointFS for pointer resolution.
 type memFS struct {
 	files map[string]*file
+	// version is the Flink version whose metadata reader rebuilds the operator-state maps.
+	version model.FlinkVersion
 }
 
-func newMemFS() *memFS { return &memFS{files: map[string]*file{}} }
+func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }
 
 func (fs *memFS) put(path string, content any, size int64) model.StreamHandle {
 	fs.files[path] = &file{content: content, size: size}
 	return model.StreamHandle{Path: path, Size: size}
+}
+
+// removeAll deletes dir and everything below it.
+func (fs *memFS) removeAll(dir string) {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	for p := range fs.files {
+		if p == dir || strings.HasPrefix(p, prefix) {
+			delete(fs.files, p)
+		}
+	}
 }
 
 func (fs *memFS) read(h model.StreamHandle) (any, error) {
@@ -230,7 +243,11 @@ func (t *keyedTask) snapshotIncremental(fs *memFS, checkpointID int64, maxPar in
 func readIncremental(fs *memFS, h *model.IncrementalKeyedStateHandle) ([]kv, error) {
 	state := map[int][]kv{}
 	for _, f := range h.Shared {
-		c, err := fs.read(f.Handle)
+		src := f.Handle
+		if h.Local { // a local copy: the file is in the TaskManager's local directory
+			src = model.StreamHandle{Path: f.LocalPath}
+		}
+		c, err := fs.read(src)
 		if err != nil {
 			return nil, fmt.Errorf("shared file of checkpoint %d: %w", h.CheckpointID, err)
 		}

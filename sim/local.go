@@ -1,0 +1,242 @@
+package sim
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// slot identifies a subtask's slot: vertex (0 source, 1 keyed) and subtask index. Scheduling is
+// sticky: a restarted subtask returns to its slot, on TaskManager tmOf(slot).
+type slot struct{ vertex, subtask int }
+
+func (w *World) tmOf(s slot) int { return (s.subtask + s.vertex) % max(1, w.job.TaskManagers) }
+
+// localStore is a TaskManager's TaskLocalStateStore for one slot: local copies by checkpoint ID.
+type localStore map[int64]*model.TaskLocalSnapshot
+
+// copyLocal copies every file st references into TaskManager tm's local directory and returns
+// the state with handles to the copies (Flink's local state: a secondary copy, same ranges and
+// offsets, local file paths).
+func (w *World) copyLocal(st *model.OperatorSubtaskState, tm int, id int64) model.OperatorSubtaskState {
+	cp := func(h model.StreamHandle) model.StreamHandle {
+		f, ok := w.fs.files[h.Path]
+		if !ok {
+			return h
+		}
+		local := fmt.Sprintf("local/tm-%d/job-%d/chk-%d/%s", tm, w.epoch, id, strings.TrimPrefix(h.Path, "file:/"))
+		w.fs.files[local] = &file{content: f.content, size: f.size}
+		return model.StreamHandle{Path: local, Size: h.Size}
+	}
+	out := model.OperatorSubtaskState{}
+	for _, h := range st.ManagedOperatorState {
+		out.ManagedOperatorState = append(out.ManagedOperatorState, model.OperatorStateHandle{Delegate: cp(h.Delegate), States: h.States})
+	}
+	keyed := func(hs []model.KeyedStateHandle) []model.KeyedStateHandle {
+		var o []model.KeyedStateHandle
+		for _, h := range hs {
+			switch h := h.(type) {
+			case *model.KeyGroupsStateHandle:
+				c := *h
+				c.Delegate = cp(h.Delegate)
+				o = append(o, &c)
+			case *model.IncrementalKeyedStateHandle:
+				// Like Flink's IncrementalLocalKeyedStateHandle: the files live in a local
+				// directory (LocalPath), the handles stay those of the uploaded shared files.
+				c := *h
+				c.Local = true
+				c.Shared = nil
+				for _, f := range h.Shared {
+					c.Shared = append(c.Shared, model.SharedFile{LocalPath: cp(f.Handle).Path, Handle: f.Handle})
+				}
+				c.Meta = cp(h.Meta)
+				o = append(o, &c)
+			}
+		}
+		return o
+	}
+	out.ManagedKeyedState = keyed(st.ManagedKeyedState)
+	out.RawKeyedState = keyed(st.RawKeyedState)
+	return out
+}
+
+// storeLocal keeps local copies of checkpoint id's subtask states on their TaskManagers.
+func (w *World) storeLocal(md model.CheckpointMetadata) {
+	if !w.job.LocalRecovery {
+		return
+	}
+	if w.local == nil {
+		w.local = map[slot]localStore{}
+	}
+	for v, opIdx := range [][]int{{0}, keyedOperatorIndexes(md)} {
+		p := len(w.src)
+		if v == 1 {
+			p = len(w.keyed)
+		}
+		for i := range p {
+			s := slot{v, i}
+			snap := &model.TaskLocalSnapshot{CheckpointID: md.CheckpointID}
+			for _, k := range opIdx {
+				os := md.Operators[k]
+				if st := os.Subtask(i); st != nil {
+					snap.Operators = append(snap.Operators, model.OperatorRestore{OperatorID: os.OperatorID, State: w.copyLocal(st, w.tmOf(s), md.CheckpointID)})
+				}
+			}
+			if w.local[s] == nil {
+				w.local[s] = localStore{}
+			}
+			w.local[s][md.CheckpointID] = snap
+		}
+	}
+}
+
+// keyedOperatorIndexes are the metadata positions of the keyed vertex's operators.
+func keyedOperatorIndexes(md model.CheckpointMetadata) []int {
+	var out []int
+	for k := 1; k < len(md.Operators); k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// confirmLocal models TaskLocalStateStore.confirmCheckpoint: local copies of checkpoints older
+// than id are pruned.
+func (w *World) confirmLocal(id int64) {
+	for s, ls := range w.local {
+		for cid := range ls {
+			if cid < id {
+				w.dropLocalFiles(w.tmOf(s), cid)
+				delete(ls, cid)
+			}
+		}
+	}
+}
+
+func (w *World) dropLocalFiles(tm int, id int64) {
+	w.fs.removeAll(fmt.Sprintf("local/tm-%d/job-%d/chk-%d", tm, w.epoch, id))
+}
+
+// loseTM deletes every local copy TaskManager tm held.
+func (w *World) loseTM(tm int) {
+	w.fs.removeAll(fmt.Sprintf("local/tm-%d", tm))
+	for s := range w.local {
+		if w.tmOf(s) == tm {
+			delete(w.local, s)
+		}
+	}
+}
+
+// clearLocal forgets all local copies (a new job: they belong to the old one).
+func (w *World) clearLocal() {
+	for tm := range max(1, w.job.TaskManagers) {
+		w.fs.removeAll(fmt.Sprintf("local/tm-%d", tm))
+	}
+	w.local = nil
+}
+
+// latestLocal is the newest local copy a slot holds (it may be of a declined, unconfirmed
+// checkpoint: the model must not use it for another checkpoint's restore).
+func (w *World) latestLocal(s slot) *model.TaskLocalSnapshot {
+	ls := w.local[s]
+	ids := make([]int64, 0, len(ls))
+	for id := range ls {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	return ls[ids[len(ids)-1]]
+}
+
+// alternatives returns, per operator of a subtask's restore object, the prioritized state
+// alternatives (local copies first, when the model approves them), or the JobManager's state
+// alone without local recovery.
+func (w *World) alternatives(v, i int, restore *model.TaskRestore) map[model.OperatorID]model.PrioritizedOperatorSubtaskState {
+	if restore == nil {
+		return nil
+	}
+	var local *model.TaskLocalSnapshot
+	if w.useLocal {
+		local = w.latestLocal(slot{v, i})
+	}
+	out := map[model.OperatorID]model.PrioritizedOperatorSubtaskState{}
+	for _, p := range model.PrioritizeTaskRestore(restore, local) {
+		out[p.OperatorID] = p.State
+	}
+	return out
+}
+
+// fault damages the latest retained checkpoint's storage; it returns what it did.
+func (w *World) fault(k FaultKind) string {
+	cps := w.co.Store.Checkpoints()
+	if len(cps) == 0 {
+		return "no retained checkpoint"
+	}
+	cp := cps[len(cps)-1]
+	dir := cp.ExternalPointer
+	meta := dir + "/" + model.MetadataFileName
+	switch k {
+	case TruncateMetadata, DeleteMetadata:
+		f, ok := w.fs.files[meta]
+		if !ok {
+			return "metadata already gone"
+		}
+		if k == DeleteMetadata {
+			delete(w.fs.files, meta)
+		} else if b, ok := f.content.([]byte); ok && len(b) > 1 {
+			// Cut the file short (a torn write): every reader must refuse it. (A flipped byte
+			// need not be detectable: the format has no checksum.)
+			n := int(mix64(uint64(cp.CheckpointID)) % uint64(len(b)))
+			f.content, f.size = append([]byte(nil), b[:n]...), int64(n)
+		}
+		w.damagedCkpt[cp.CheckpointID] = true
+		return fmt.Sprintf("%s of checkpoint %d", k, cp.CheckpointID)
+	default:
+		victim := w.victimFile(cp)
+		if victim == "" {
+			return "no state file to delete"
+		}
+		delete(w.fs.files, victim)
+		w.faultDeleted[victim] = true
+		for _, c := range cps { // every retained checkpoint that uses the file is damaged
+			for _, h := range checkpointFiles(c) {
+				if h.Path == victim {
+					w.damagedCkpt[c.CheckpointID] = true
+				}
+			}
+		}
+		return fmt.Sprintf("deleted %s", path.Base(victim))
+	}
+}
+
+// victimFile picks a file the checkpoint references: a shared file if it has one, else the first
+// keyed-state file.
+func (w *World) victimFile(cp *model.CompletedCheckpoint) string {
+	var first string
+	for _, os := range cp.Operators {
+		for _, st := range os.Subtasks {
+			if st == nil {
+				continue
+			}
+			for _, h := range st.ManagedKeyedState {
+				switch h := h.(type) {
+				case *model.IncrementalKeyedStateHandle:
+					for _, f := range h.Shared {
+						if _, ok := w.fs.files[f.Handle.Path]; ok {
+							return f.Handle.Path
+						}
+					}
+				case *model.KeyGroupsStateHandle:
+					if _, ok := w.fs.files[h.Delegate.Path]; ok && first == "" {
+						first = h.Delegate.Path
+					}
+				}
+			}
+		}
+	}
+	return first
+}
