@@ -191,10 +191,11 @@ func (d *decoder) utf(field string) string {
 		return ""
 	}
 	n := int(binary.BigEndian.Uint16(d.b[d.off:]))
-	d.off += 2
-	if !d.need(n, field) {
+	if n > d.left()-2 {
+		d.failAt(at, field, fmt.Errorf("%w: string of %d bytes, %d left", ErrTruncated, n, d.left()-2))
 		return ""
 	}
+	d.off += 2
 	s, ok := decodeModifiedUTF8(d.b[d.off : d.off+n])
 	if !ok {
 		d.failAt(at, field, fmt.Errorf("%w: malformed modified UTF-8", ErrInvalid))
