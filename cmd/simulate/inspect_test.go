@@ -268,3 +268,39 @@ func TestInspectDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectDocs checks that the text example in docs/inspect.md is what inspect prints for
+// kafka-enum1.metadata in a checkpoint directory chk-1.
+func TestInspectDocs(t *testing.T) {
+	src := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	doc, err := os.ReadFile("../../docs/inspect.md")
+	if err != nil {
+		t.Skipf("docs/inspect.md: %v", err)
+	}
+	const cmdLine = "$ simulate inspect chk-1            # kafka-enum1.metadata copied to chk-1/_metadata\n"
+	i := strings.Index(string(doc), cmdLine)
+	if i < 0 {
+		t.Fatalf("docs/inspect.md lacks the line %q", cmdLine)
+	}
+	rest := string(doc)[i+len(cmdLine):]
+	want := rest[:strings.Index(rest, "```")]
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "chk-1")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "_metadata"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "inspect", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := strings.ReplaceAll(out, filepath.Dir(dir)+string(filepath.Separator), "")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("docs/inspect.md is out of date (-doc +inspect):\n%s", diff)
+	}
+}
