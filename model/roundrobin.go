@@ -350,6 +350,13 @@ func repartitionSplit(name string, entries []rrEntry, start int, out *rrOutput) 
 
 // repartitionUnion models repartitionUnionState: every new subtask receives every entry.
 func repartitionUnion(union *rrNames, out *rrOutput) {
+	n := 0
+	for _, l := range union.lists {
+		n += len(l)
+	}
+	for i := range out.subtasks {
+		out.subtasks[i] = slices.Grow(out.subtasks[i], n) // every subtask gets all n entries
+	}
 	for i := range out.subtasks {
 		for n, name := range union.names {
 			for _, e := range union.lists[n] {
