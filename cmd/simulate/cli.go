@@ -85,7 +85,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'simulate <command> --help' for a command's flags. Exit codes: 0 ok, 1 violation/refused, 2 bad usage or input.")
