@@ -92,7 +92,8 @@ type Subtask struct {
 	// Duration is version 2's dead duration field (-1 in practice).
 	Duration int64
 	// Legacy holds version 2's legacy (pre-1.4 "Checkpointed") stream handles; nil entries
-	// are null handles.
+	// are null handles. Flink 1.4 and later refuse a file with a non-empty list; this reader
+	// keeps it (two real Flink 1.3 files have one) and Model ignores it.
 	Legacy []*StreamHandle
 	// ManagedOperatorState and RawOperatorState are nil when the presence flag is 0.
 	ManagedOperatorState, RawOperatorState *OperatorHandle
