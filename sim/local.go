@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -137,19 +136,11 @@ func (w *World) clearLocal() {
 	w.local = nil
 }
 
-// latestLocal is the newest local copy a slot holds (it may be of a declined, unconfirmed
-// checkpoint: the model must not use it for another checkpoint's restore).
-func (w *World) latestLocal(s slot) *model.TaskLocalSnapshot {
-	ls := w.local[s]
-	ids := make([]int64, 0, len(ls))
-	for id := range ls {
-		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	return ls[ids[len(ids)-1]]
+// localCopy models TaskLocalStateStore.retrieveLocalState(checkpointID): the slot's local copy
+// of that checkpoint, or nil. (A declined checkpoint's unconfirmed copy is never returned for
+// another checkpoint; the model checks the ID again.)
+func (w *World) localCopy(s slot, checkpointID int64) *model.TaskLocalSnapshot {
+	return w.local[s][checkpointID]
 }
 
 // alternatives returns, per operator of a subtask's restore object, the prioritized state
@@ -161,7 +152,7 @@ func (w *World) alternatives(v, i int, restore *model.TaskRestore) map[model.Ope
 	}
 	var local *model.TaskLocalSnapshot
 	if w.useLocal {
-		local = w.latestLocal(slot{v, i})
+		local = w.localCopy(slot{v, i}, restore.CheckpointID)
 	}
 	out := map[model.OperatorID]model.PrioritizedOperatorSubtaskState{}
 	for _, p := range model.PrioritizeTaskRestore(restore, local) {
