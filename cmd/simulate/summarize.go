@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -160,26 +162,37 @@ func (s *summary) write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "steps    %s\n", joinOrDash(st, "-"))
 
-	fmt.Fprintln(w, "\noutcomes                          seeds   share")
-	for _, o := range []struct{ name, key string }{
+	outcomes := []struct{ name, key string }{
 		{"ok (every invariant held)", resultOK},
 		{"known-issue findings only", resultKnown},
 		{"failed", resultFail},
-	} {
-		fmt.Fprintf(w, "  %-30s %7d  %6s\n", o.name, s.results[o.key], sharePct(s.results[o.key], s.seeds))
+	}
+	// One name column for every table, as wide as the longest name.
+	width := len("known issues (do not fail a seed)") - 2
+	for _, m := range []map[string]int{s.invSeeds, s.knownSeeds, s.labels} {
+		for k := range m {
+			width = max(width, utf8.RuneCountInString(k))
+		}
+	}
+	heading := func(title, a, b string) { fmt.Fprintf(w, "\n%-*s %7s %11s\n", width+2, title, a, b) }
+	row := func(name string, a int, b string) {
+		fmt.Fprintf(w, "  %s%s %7d %11s\n", name, strings.Repeat(" ", width-utf8.RuneCountInString(name)), a, b)
 	}
 
-	fmt.Fprintln(w, "\nviolations by invariant           seeds  violations")
-	writeCountTable(w, s.invSeeds, s.invCount)
-	fmt.Fprintln(w, "\nknown issues (do not fail a seed) seeds    findings")
-	writeCountTable(w, s.knownSeeds, s.knownCount)
-
-	fmt.Fprintln(w, "\nfeatures (sim.Labels)             seeds   share")
+	heading("outcomes", "seeds", "share")
+	for _, o := range outcomes {
+		row(o.name, s.results[o.key], sharePct(s.results[o.key], s.seeds))
+	}
+	heading("violations by invariant", "seeds", "violations")
+	writeCountTable(w, s.invSeeds, s.invCount, row)
+	heading("known issues (do not fail a seed)", "seeds", "findings")
+	writeCountTable(w, s.knownSeeds, s.knownCount, row)
+	heading("features (sim.Labels)", "seeds", "share")
 	if len(s.labels) == 0 {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, l := range sortedNames(s.labels) {
-		fmt.Fprintf(w, "  %-30s %7d  %6s\n", l, s.labels[l], sharePct(s.labels[l], s.seeds))
+		row(l, s.labels[l], sharePct(s.labels[l], s.seeds))
 	}
 
 	fmt.Fprintf(w, "\nfailing seeds (%d)\n", s.failed)
@@ -200,12 +213,12 @@ func (s *summary) write(w io.Writer) {
 	}
 }
 
-func writeCountTable(w io.Writer, seeds, count map[string]int) {
+func writeCountTable(w io.Writer, seeds, count map[string]int, row func(name string, a int, b string)) {
 	if len(seeds) == 0 {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, k := range sortedNames(seeds) {
-		fmt.Fprintf(w, "  %-30s %7d %11d\n", k, seeds[k], count[k])
+		row(k, seeds[k], strconv.Itoa(count[k]))
 	}
 }
 
