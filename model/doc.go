@@ -24,6 +24,29 @@
 //	IncrementalKeyedStateHandle         IncrementalRemoteKeyedStateHandle (and local handles)
 //	OperatorSubtaskState, OperatorState checkpoint.OperatorSubtaskState, checkpoint.OperatorState
 //	JobVertex, JobOperator              ExecutionJobVertex (operator IDs, parallelism, max parallelism)
+//	OperatorIDFromUID                   StreamGraphHasherV2 (operator ID = MurmurHash3_x64_128 of the uid)
+//	RepartitionOperatorState            RoundRobinOperatorStateRepartitioner.repartitionState
+//	IntersectKeyedStateHandles          KeyedStateHandle.getIntersection over a collection
+//	KeyedStateHandlesForSubtask         StateAssignmentOperation.reAssignSubKeyedStates
+//	ManagedKeyedStateHandles            StateAssignmentOperation.getManagedKeyedStateHandles
+//	RawKeyedStateHandles                StateAssignmentOperation.getRawKeyedStateHandles
+//	ChooseInitialHandle                 RocksDBIncrementalCheckpointUtils.chooseTheBestStateHandleForInitial
+//	RocksDBRestore                      RocksDBIncrementalRestoreOperation (restoreWithoutRescaling / restoreWithRescaling)
+//	AssignStates                        StateAssignmentOperation.assignStates
+//	LoadAndValidateCheckpoint           Checkpoints.loadAndValidateCheckpoint
+//	CompletedCheckpoint                 checkpoint.CompletedCheckpoint
+//	SharedStateRegistry                 SharedStateRegistryImpl (1.15+ last-use tracking)
+//	RefCountSharedStateRegistry         SharedStateRegistry (1.10.1 reference counting)
+//	CompletedCheckpointStore            DefaultCompletedCheckpointStore, CheckpointSubsumeHelper;
+//	                                    StandaloneCompletedCheckpointStore (1.10.1)
+//	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
+//	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
+//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build
+//	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
+//	Coordinator                         CheckpointCoordinator (restoreSavepoint, restoreLatestCheckpointedState*)
+//	CheckpointIDCounter                 CheckpointIDCounter (StandaloneCheckpointIDCounter)
+//
+// Package model/metadata reads and writes Flink's _metadata files (MetadataV2–V5 serializers).
 //
 // The references are to SPEC.md, the behavioural specification the model implements.
 package model
