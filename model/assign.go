@@ -276,7 +276,7 @@ func (w *vertexWork) match(v FlinkVersion, ops []OperatorState, remaining map[Op
 	w.fromCkpt = make([]bool, n)
 	for k, op := range w.v.Operators {
 		id := op.ID
-		if op.UserDefinedID != nil {
+		if op.UserDefinedID != nil && !mutant("uid-ignored") {
 			if _, ok := remaining[*op.UserDefinedID]; ok || v == Flink1101 {
 				id = *op.UserDefinedID
 			}

@@ -230,7 +230,9 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	if err != nil {
 		return nil, err
 	}
-	c.Counter.SetCount(cp.CheckpointID + 1)
+	if !mutant("counter-not-reset") {
+		c.Counter.SetCount(cp.CheckpointID + 1)
+	}
 
 	var res *RestoreResult
 	if c.Version == Flink118 {

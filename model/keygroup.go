@@ -65,6 +65,9 @@ func CheckParallelismPreconditions(parallelism int) error {
 // MurmurHash(keyHash) % maxParallelism. Like Flink it does not validate maxParallelism; it must
 // be positive.
 func ComputeKeyGroupForKeyHash(keyHash int32, maxParallelism int) int {
+	if mutant("keygroup-plain-hash") {
+		return int(murmurSign(keyHash)) % maxParallelism
+	}
 	return int(MurmurHash(keyHash)) % maxParallelism
 }
 
@@ -98,6 +101,9 @@ func ComputeKeyGroupRangeForOperatorIndex(maxParallelism, parallelism, operatorI
 	}
 	start := (operatorIndex*maxParallelism + parallelism - 1) / parallelism
 	end := ((operatorIndex+1)*maxParallelism - 1) / parallelism
+	if mutant("range-floor") {
+		start, end = operatorIndex*maxParallelism/parallelism, (operatorIndex+1)*maxParallelism/parallelism-1
+	}
 	return NewKeyGroupRange(start, end)
 }
 

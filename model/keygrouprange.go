@@ -50,7 +50,12 @@ func (r KeyGroupRange) NumberOfKeyGroups() int { return max(0, 1+r.End-r.Start) 
 func (r KeyGroupRange) IsEmpty() bool { return r.End < r.Start }
 
 // Contains models contains: Start ≤ keyGroup ≤ End.
-func (r KeyGroupRange) Contains(keyGroup int) bool { return r.Start <= keyGroup && keyGroup <= r.End }
+func (r KeyGroupRange) Contains(keyGroup int) bool {
+	if mutant("range-end-exclusive") {
+		return r.Start <= keyGroup && keyGroup < r.End
+	}
+	return r.Start <= keyGroup && keyGroup <= r.End
+}
 
 // Intersection models getIntersection: [max(starts), min(ends)], or EmptyKeyGroupRange when that
 // is empty. Intersection with the empty range is empty.

@@ -123,6 +123,9 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 				if err != nil {
 					return nil, err
 				}
+				if mutant("maxpar-change-accepted") {
+					adopt = true
+				}
 				if !adopt {
 					return nil, &MaxParallelismMismatchError{Checkpoint: name, OperatorID: os.OperatorID,
 						StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: vx.MaxParallelism}
@@ -133,6 +136,9 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 		}
 		if in.AllowNonRestoredState {
 			continue // "Skipping savepoint state for operator …"
+		}
+		if mutant("allow-non-restored-ignored") {
+			continue
 		}
 		if v == Flink118 && os.CoordinatorState != nil {
 			return nil, &NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID, CoordinatorState: true}

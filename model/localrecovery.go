@@ -126,7 +126,7 @@ func PrioritizeTaskRestore(restore *TaskRestore, local *TaskLocalSnapshot) []Pri
 	if restore == nil {
 		return nil
 	}
-	if local != nil && local.CheckpointID != restore.CheckpointID {
+	if local != nil && local.CheckpointID != restore.CheckpointID && !mutant("local-stale-preferred") {
 		local = nil
 	}
 	out := make([]PrioritizedOperatorState, 0, len(restore.Operators))

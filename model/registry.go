@@ -301,6 +301,9 @@ func (r *SharedStateRegistry) UnregisterUnusedState(lowest int64) UnregisterResu
 	kept := r.order[:0]
 	for _, k := range r.order {
 		e := r.entries[k]
+		if mutant("registry-discard-first-release") && e.createdBy < lowest {
+			e.lastUsed = e.createdBy
+		}
 		if e.lastUsed < lowest {
 			if (!r.notClaimedSet || e.createdBy > r.highestNotClaimed) && e.handle.discardable() {
 				res.Discarded = append(res.Discarded, e.handle.Stream)
@@ -505,6 +508,9 @@ func (r *RefCountSharedStateRegistry) UnregisterReference(key SharedStateKey) (R
 		return RefCountResult{}, &SharedStateNotRegisteredError{Key: key}
 	}
 	e.count--
+	if mutant("registry-discard-first-release") {
+		e.count = 0
+	}
 	if e.count > 0 {
 		return RefCountResult{Reference: e.handle, RefCount: e.count}, nil
 	}

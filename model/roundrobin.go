@@ -280,6 +280,9 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	var splitLists [][]rrEntry
 	var union, broadcast rrNames
 	for _, e := range in.entries {
+		if mutant("union-as-split") && e.state.Mode == Union {
+			e.state = &NamedOperatorState{Name: e.state.Name, Mode: SplitDistribute, Offsets: e.state.Offsets}
+		}
 		switch e.state.Mode {
 		case SplitDistribute:
 			i, added := split.computeIfAbsent(e.state.Name)
@@ -295,7 +298,13 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	}
 	out := newRROutput(in, newParallelism)
 	start := 0
-	for _, i := range split.order() {
+	order := split.order()
+	if mutant("split-insertion-order") {
+		for k := range order {
+			order[k] = k
+		}
+	}
+	for _, i := range order {
 		start = repartitionSplit(split.keys[i], splitLists[i], start, out)
 	}
 	repartitionUnion(&union, out)
@@ -313,6 +322,9 @@ func repartitionSplit(name string, entries []rrEntry, start int, out *rrOutput) 
 		total += len(e.state.Offsets)
 	}
 	base, rem := total/p, total%p
+	if mutant("roundrobin-drop-remainder") {
+		rem = 0
+	}
 	nextStart := start
 	entry, offset := 0, 0
 	for k := range p {
@@ -370,6 +382,9 @@ func repartitionUnion(union *rrNames, out *rrOutput) {
 // i mod (number of entries) of every name.
 func repartitionBroadcast(broadcast *rrNames, out *rrOutput) {
 	for i := range out.subtasks {
+		if mutant("broadcast-subtask-zero") && i > 0 {
+			break
+		}
 		for n, name := range broadcast.names {
 			l := broadcast.lists[n]
 			e := l[i%len(l)]
