@@ -213,8 +213,24 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 		w.base = maps.Clone(f.offsets)
 		applied = 0
 	}
+	before := len(w.violations)
 	w.checkMaxPar(step, exp.keyedMax)
 	w.check(step, f.offsets, applied, true)
+	if w.known != "" && len(w.violations) > before && w.keyedEmpty() {
+		// A known Flink issue (FLINK-13973) dropped the keyed state: it has been reported; from
+		// here on the state counts from the restored offsets, so later steps are judged afresh.
+		w.base = maps.Clone(f.offsets)
+	}
+}
+
+// keyedEmpty reports whether no keyed subtask holds any key.
+func (w *World) keyedEmpty() bool {
+	for _, t := range w.keyed {
+		if len(t.values) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *World) checkMaxPar(step int, want int) {
