@@ -222,6 +222,11 @@ func TestDamagedInputs(t *testing.T) {
 	at = w.at()
 	add("master frame with slack", w.u8(0).i32(0).b, at, "master_state[0].end", ErrInvalid, "1 trailing bytes")
 
+	// A finished subtask at index 2^31-2 costs 4 bytes but would need 2^31-1 model slots.
+	w = header(3).i32(1).i64(1).i64(2).i32(1<<31 - 1).i32(1<<31 - 1).u8(0).i32(1)
+	at = w.at()
+	add("huge subtask index", w.i32(-(1<<31 - 1)).b, at, "operator[0].subtask[0].index", ErrTooLarge, "subtask index 2147483646")
+
 	// Changelog handles nested deeper than MaxDepth.
 	w = header(3).i32(1).v3op(1).i32(1).i32(0).i32(0).i32(0)
 	for i := 0; i < MaxDepth; i++ {

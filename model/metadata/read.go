@@ -15,6 +15,13 @@ import (
 // stream handles hold stream handles). Real files nest at most 3 deep.
 const MaxDepth = 16
 
+// MaxSubtaskSlots bounds the subtask slots a file may need: Model gives every operator one slot
+// per subtask index up to its highest, so Read refuses a file whose operators need more than
+// MaxSubtaskSlots + len(b)/2 slots in all (a real file lists nearly every subtask, at 4 bytes or
+// more each). Flink keeps subtask states in hash maps and has no such limit; without it a
+// 30-byte file with a finished subtask at index 2^31-2 would make Model allocate 16 GiB.
+const MaxSubtaskSlots = 1 << 20
+
 // DefaultMaxFileSize is the limit ReadFrom uses when given a limit ≤ 0.
 const DefaultMaxFileSize = 256 << 20
 
@@ -23,7 +30,8 @@ const masterStateMagic uint32 = 0xC96B1696
 // Read decodes a complete _metadata file (format versions 2 to 7), as Flink's
 // Checkpoints.loadCheckpointMetadata and MetadataV2…V7Serializer.deserialize do. It never panics
 // and never allocates more than a small multiple of len(b): every count is checked against the
-// bytes left before anything is allocated. Any problem is a *FormatError naming the byte offset
+// bytes left before anything is allocated, and subtask indexes are bounded (MaxSubtaskSlots) so
+// that Model cannot allocate more either. Any problem is a *FormatError naming the byte offset
 // and the field; a file that continues after its last structure is an error too. Version 1
 // (Flink 1.2) is refused with ErrUnsupportedVersion, as current Flink does.
 //
@@ -77,6 +85,7 @@ type decoder struct {
 	version        int32
 	changelog114   bool
 	sawChangelogV1 bool
+	slots          int64 // Σ over operators of (highest subtask index + 1)
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, pathElem{name, idx}) }
@@ -358,9 +367,21 @@ func (d *decoder) operator() Operator {
 		return op
 	}
 	op.Subtasks = make([]Subtask, 0, n)
+	var maxIndex int64 // highest subtask index + 1 so far
 	for i := 0; i < int(n) && d.err == nil; i++ {
 		d.push("subtask", i)
-		op.Subtasks = append(op.Subtasks, d.subtask(op.Parallelism))
+		at := d.off
+		s := d.subtask(op.Parallelism)
+		if d.err == nil && int64(s.Index) >= maxIndex {
+			// Model keeps one slot per subtask index up to the highest one.
+			d.slots += int64(s.Index) - maxIndex + 1
+			maxIndex = int64(s.Index) + 1
+			if limit := MaxSubtaskSlots + int64(len(d.b)/2); d.slots > limit {
+				d.failAt(at, "index", fmt.Errorf("%w: subtask index %d makes %d subtask slots in all, more than this reader allows for a file of %d bytes (%d)",
+					ErrTooLarge, s.Index, d.slots, len(d.b), limit))
+			}
+		}
+		op.Subtasks = append(op.Subtasks, s)
 		d.pop()
 	}
 	return op
