@@ -222,6 +222,12 @@ func TestDamagedInputs(t *testing.T) {
 	at = w.at()
 	add("master frame with slack", w.u8(0).i32(0).b, at, "master_state[0].end", ErrInvalid, "1 trailing bytes")
 
+	// Version 6: an output channel handle in the input list.
+	w = header(6).i32(1).utf("").utf("").i64(1).i64(2).i32(1).i32(1).u8(0).i32(1).i32(0).i32(0).i32(0).u8(0).u8(0).i32(1)
+	at = w.at()
+	add("v6 output handle in input list", append(w.u8(ChannelOutput).b, make([]byte, 40)...), at,
+		"operator[0].subtask[0].input_channel_state[0].type", ErrUnknownTag, "channel handle type 2 in the input list")
+
 	// A finished subtask at index 2^31-2 costs 4 bytes but would need 2^31-1 model slots.
 	w = header(3).i32(1).i64(1).i64(2).i32(1<<31 - 1).i32(1<<31 - 1).u8(0).i32(1)
 	at = w.at()
