@@ -21,8 +21,7 @@ type expectation struct {
 	reason     error // when refused
 	keyedMax   int   // when accepted
 	keyedState bool  // keyed operator's state restored (else dropped)
-	known      string
-	viaUIDHash bool // the keyed state is matched only through setUidHash
+	viaUIDHash bool  // the keyed state is matched only through setUidHash
 	// staleUIDHash: the keyed state is matched by the generated ID while a setUidHash points
 	// elsewhere (1.10.1 then ignores the state: FLINK-13973).
 	staleUIDHash bool

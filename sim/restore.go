@@ -28,19 +28,6 @@ func hashOfKey(t KeyType, s string) int32 {
 	}
 }
 
-// opRestore finds the restore entry of operator id in a subtask's restore object.
-func opRestore(t *model.TaskRestore, id model.OperatorID) *model.OperatorSubtaskState {
-	if t == nil {
-		return nil
-	}
-	for i := range t.Operators {
-		if t.Operators[i].OperatorID == id {
-			return &t.Operators[i].State
-		}
-	}
-	return nil
-}
-
 // applyAssignment rebuilds the running job's subtasks from the model's assignment, reading
 // every handle a subtask received from the storage, as the tasks' state backends would: per state
 // kind, the alternatives the model prioritizes (a TaskManager's local copy first, when approved;

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -216,14 +215,4 @@ func (w *World) broadcast(n int) {
 			t.rules[appliedRule] = int64(w.applied)
 		}
 	}
-}
-
-// sortedFactIDs lists the recorded snapshot IDs in order.
-func (w *World) sortedFactIDs() []int64 {
-	ids := make([]int64, 0, len(w.facts))
-	for id := range w.facts {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	return ids
 }

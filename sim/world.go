@@ -108,16 +108,6 @@ func newKeyedTask(i int, kgs model.KeyGroupRange, broadcast bool, backendID stri
 	return t
 }
 
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 func sortedInts[V any](m map[int]V) []int {
 	ks := make([]int, 0, len(m))
 	for k := range m {
