@@ -33,6 +33,8 @@ type World struct {
 
 	violations []Violation
 	trace      []string
+	// fold caches the oracle's expected keyed state between checks.
+	fold foldCache
 	// known, when set, attributes the current step's violations to a known Flink issue.
 	known string
 
