@@ -25,6 +25,7 @@ type coverage struct {
 	current map[string]bool
 	hits    map[string]int
 	minimum map[string]float64
+	skipped bool
 }
 
 // minCoverageCases is the number of cases below which shares are reported but not enforced.
@@ -62,12 +63,20 @@ func (c *coverage) labelIf(cond bool, label string) {
 // next closes the current case: call it once at the end of each case (also on early return,
 // e.g. with defer).
 func (c *coverage) next() {
+	if c.skipped {
+		c.skipped = false
+		clear(c.current)
+		return
+	}
 	c.cases++
 	for l := range c.current {
 		c.hits[l]++
 	}
 	clear(c.current)
 }
+
+// skip makes the current case not count (call it before t.Skip).
+func (c *coverage) skip() { c.skipped = true }
 
 // shares renders every label's share, sorted by label.
 func (c *coverage) shares() string {

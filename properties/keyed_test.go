@@ -280,4 +280,3 @@ func TestKeyedHandleOrder(t *testing.T) {
 		}
 	})
 }
-

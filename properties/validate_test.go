@@ -51,7 +51,7 @@ func TestValidation(t *testing.T) {
 		if !configured {
 			mNew, _ = model.ComputeDefaultMaxParallelism(pNew)
 		}
-		unmatched := rapid.IntRange(0, 3).Draw(t, "unmatched state") == 0
+		unmatched := rapid.Bool().Draw(t, "unmatched state")
 		allow := rapid.Bool().Draw(t, "allowNonRestoredState")
 		ops := []model.OperatorState{state}
 		if unmatched {
@@ -118,7 +118,9 @@ func (s storage) Stat(path string) (model.FileInfo, error) {
 	return model.FileInfo{}, fs.ErrNotExist
 }
 
-func (s storage) ReadMetadata(model.CheckpointLocation) (model.CheckpointMetadata, error) { return s.md, nil }
+func (s storage) ReadMetadata(model.CheckpointLocation) (model.CheckpointMetadata, error) {
+	return s.md, nil
+}
 
 // TestCheckpointIDAfterRestore: after a new job's coordinator restores a snapshot (any restore
 // mode), the next checkpoint ID exceeds every ID the old job used, up to the snapshot's.

@@ -1,0 +1,199 @@
+// Command mutants runs the property suite against every mutant of the model's catalogue
+// (model.Mutants) and prints a kill matrix: mutant × property, with the number of checks rapid
+// needed to kill each. It first runs the suite with no mutant (it must be green), and exits 1
+// when the suite is red without a mutant or when some mutant survives the default budget.
+//
+//	go run ./properties/internal/mutants [-run REGEXP] [-only NAME] [-v]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+type testEvent struct {
+	Action string
+	Test   string
+	Output string
+}
+
+// outcome is one suite run: per top-level test, whether it failed and after how many checks.
+type outcome struct {
+	failed   map[string]bool
+	checks   map[string]string
+	passed   map[string]bool
+	elapsed  time.Duration
+	buildErr string
+}
+
+var failedAfter = regexp.MustCompile(`\[rapid\] failed after (\d+) tests`)
+
+func runSuite(mutant, run string, extra []string) (outcome, error) {
+	args := append([]string{"test", "-tags", "mutants", "-count=1", "-json", "-run", run}, extra...)
+	args = append(args, "./properties")
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "RESTORESIM_MUTANT="+mutant)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return outcome{}, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return outcome{}, err
+	}
+	o := outcome{failed: map[string]bool{}, checks: map[string]string{}, passed: map[string]bool{}}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e testEvent
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Test == "" {
+			continue
+		}
+		top, _, _ := strings.Cut(e.Test, "/")
+		switch e.Action {
+		case "fail":
+			o.failed[top] = true
+		case "pass":
+			o.passed[top] = true
+		case "output":
+			if m := failedAfter.FindStringSubmatch(e.Output); m != nil {
+				if _, seen := o.checks[top]; !seen {
+					n, _ := strconv.Atoi(m[1])
+					o.checks[top] = strconv.Itoa(n + 1) // the failing check is the (n+1)-th
+				}
+			}
+		}
+	}
+	waitErr := cmd.Wait()
+	o.elapsed = time.Since(start)
+	if waitErr != nil && len(o.failed) == 0 {
+		o.buildErr = strings.TrimSpace(stderr.String())
+		if o.buildErr == "" {
+			o.buildErr = waitErr.Error()
+		}
+	}
+	return o, nil
+}
+
+func main() {
+	run := flag.String("run", ".", "the -run pattern of the property tests to run")
+	only := flag.String("only", "", "run only this mutant")
+	verbose := flag.Bool("v", false, "print each run's failing tests as it finishes")
+	flag.Parse()
+	extra := flag.Args() // passed to go test, e.g. -short or -rapid.checks=1000
+
+	mutants := model.Mutants()
+	if *only != "" {
+		i := slices.IndexFunc(mutants, func(m model.Mutant) bool { return m.Name == *only })
+		if i < 0 {
+			fmt.Fprintf(os.Stderr, "mutants: unknown mutant %q\n", *only)
+			os.Exit(2)
+		}
+		mutants = mutants[i : i+1]
+	}
+
+	fmt.Printf("mutants: go test -tags mutants -run %q %s ./properties, once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", *run, strings.Join(extra, " "))
+	base, err := runSuite("", *run, extra)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		os.Exit(2)
+	}
+	if base.buildErr != "" || len(base.failed) > 0 {
+		fmt.Printf("the suite is red without a mutant (%v): %s\n", sortedKeys(base.failed), base.buildErr)
+		os.Exit(1)
+	}
+	fmt.Printf("no mutant: green (%d tests, %.1fs)\n", len(base.passed), base.elapsed.Seconds())
+
+	results := make([]outcome, len(mutants))
+	killedBy := map[string]bool{}
+	for i, m := range mutants {
+		o, err := runSuite(m.Name, *run, extra)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(2)
+		}
+		results[i] = o
+		for tname := range o.failed {
+			killedBy[tname] = true
+		}
+		if *verbose {
+			fmt.Fprintf(os.Stderr, "%-32s %5.1fs killed by %v %s\n", m.Name, o.elapsed.Seconds(), sortedKeys(o.failed), o.buildErr)
+		}
+	}
+
+	// The matrix: one column per property that killed some mutant, in sorted order.
+	cols := sortedKeys(killedBy)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	fmt.Println()
+	fmt.Println("kill matrix: a cell is the number of checks rapid ran until the property failed (x: failed, not a rapid check; .: survived)")
+	for k, c := range cols {
+		fmt.Printf("  P%-2d %s\n", k+1, c)
+	}
+	header := "mutant\t"
+	for k := range cols {
+		header += fmt.Sprintf("P%d\t", k+1)
+	}
+	fmt.Fprintln(tw, header+"verdict\t")
+	survivors := 0
+	for i, m := range mutants {
+		o := results[i]
+		row := m.Name + "\t"
+		for _, c := range cols {
+			switch {
+			case o.checks[c] != "":
+				row += o.checks[c] + "\t"
+			case o.failed[c]:
+				row += "x\t"
+			default:
+				row += ".\t"
+			}
+		}
+		verdict := fmt.Sprintf("killed by %d", len(o.failed))
+		if len(o.failed) == 0 {
+			verdict = "SURVIVED"
+			if o.buildErr != "" {
+				verdict = "BUILD ERROR"
+			}
+			survivors++
+		}
+		fmt.Fprintln(tw, row+verdict+"\t")
+	}
+	_ = tw.Flush()
+	fmt.Println()
+	if survivors > 0 {
+		fmt.Printf("%d of %d mutants survived\n", survivors, len(mutants))
+		for i, m := range mutants {
+			if len(results[i].failed) == 0 {
+				fmt.Printf("  %s: %s %s\n", m.Name, m.Bug, results[i].buildErr)
+			}
+		}
+		os.Exit(1)
+	}
+	fmt.Printf("all %d mutants killed\n", len(mutants))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

