@@ -217,13 +217,13 @@ func TestSweepSameForAnyWorkers(t *testing.T) {
 		args := []string{"--seeds", "40", "--flink", "1.10.1", "--steps", "12", "--format", format}
 		code1, one := sweepOut(t, append(args, "--workers", "1")...)
 		code2, two := sweepOut(t, append(args, "--workers", "2")...)
+		if diff := cmp.Diff(one, two); diff != "" || code1 != code2 {
+			t.Errorf("%s: --workers 1 exit %d, 2 exit %d (-1 +2):\n%s", format, code1, code2, diff)
+		}
 		if format == "json" {
 			continue
 		}
 		code7, seven := sweepOut(t, append(args, "--workers", "7")...)
-		if diff := cmp.Diff(one, two); diff != "" || code1 != code2 {
-			t.Errorf("%s: --workers 1 exit %d, 2 exit %d (-1 +2):\n%s", format, code1, code2, diff)
-		}
 		if diff := cmp.Diff(one, seven); diff != "" || code1 != code7 {
 			t.Errorf("%s: --workers 1 exit %d, 7 exit %d (-1 +7):\n%s", format, code1, code7, diff)
 		}
