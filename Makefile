@@ -1,8 +1,8 @@
 # restoresim — run `make help` for the targets.
-GO        ?= go
-STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GO          ?= go
+STATICCHECK  = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help test short race soak bench lint rewrite build
+.PHONY: help build test short race soak bench lint mutants rewrite plots
 
 help:            ## list the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -28,8 +28,16 @@ bench:           ## every benchmark, with allocations
 lint:            ## gofmt, go vet, staticcheck
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1)
 	$(GO) vet ./...
+	$(GO) vet -tags mutants ./...
 	$(STATICCHECK) ./...
+
+mutants:         ## the property suite against every known-bug mutant: prints the kill matrix
+	$(GO) run ./properties/internal/mutants
 
 rewrite:         ## regenerate scenario golden output (review the diff!)
 	$(GO) test ./scenarios -rewrite
 
+plots:           ## regenerate the charts in docs/ with the tool itself
+	$(GO) run ./cmd/simulate skew --max-parallelism 128,256,720 --parallelism 1..300 --out docs/skew.png > /dev/null
+	$(GO) run ./cmd/simulate skew --max-parallelism 128..1024 --parallelism 1..512 --chart heatmap --out docs/skew-heatmap.png > /dev/null
+	$(GO) run ./cmd/simulate moved --from 8 --to 1..64 --max-parallelism 128,720,4096 --out docs/moved.png > /dev/null
