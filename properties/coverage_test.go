@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -10,8 +11,9 @@ import (
 
 // coverage counts, over the cases one property generated, how often each label was hit, and
 // fails the test when a required label falls below its minimum share — QuickCheck's
-// checkCoverage, without the statistics: a share is only enforced once enough cases ran
-// (minCoverageCases), so -rapid.checks=1 replays are not failed for coverage.
+// checkCoverage: a label fails when its share is significantly below the minimum (see
+// violations), and only once enough cases ran (minCoverageCases), so -rapid.checks=1 replays
+// are not failed for coverage.
 //
 //	cov := newCoverage(t)
 //	cov.require("scale-up", 0.10)
@@ -101,17 +103,30 @@ func (c *coverage) shares() string {
 	return b.String()
 }
 
-// violations lists, sorted by label, a message for each label below its minimum share.
+// violations lists, sorted by label, a message for each label whose share is significantly
+// below its minimum: even the upper end of the share's Wilson score interval (z = 2, about
+// 95%) lies below it. So a label a broken generator no longer produces fails the run (0 of 100
+// cases: at most 3.8%; set minimums above that), while a label whose true share is about twice
+// its minimum practically never fails by chance.
 func (c *coverage) violations() []string {
 	var out []string
 	for l, m := range c.minimum {
 		got := float64(c.hits[l]) / float64(max(1, c.cases))
-		if got < m {
-			out = append(out, fmt.Sprintf("coverage: label %s reached %.1f%% of %d cases, below the minimum %.0f%%", l, 100*got, c.cases, 100*m))
+		if hi := wilsonUpper(c.hits[l], c.cases, 2); hi < m {
+			out = append(out, fmt.Sprintf("coverage: label %s reached %.1f%% of %d cases, below the minimum %.0f%% (its true share is at most %.1f%%)", l, 100*got, c.cases, 100*m, 100*hi))
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// wilsonUpper is the upper bound of the Wilson score interval for k successes in n trials.
+func wilsonUpper(k, n int, z float64) float64 {
+	if n == 0 {
+		return 1
+	}
+	p, nf := float64(k)/float64(n), float64(n)
+	return (p + z*z/(2*nf) + z*math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))) / (1 + z*z/nf)
 }
 
 func (c *coverage) check() {
@@ -139,7 +154,7 @@ func TestCoverageHelperFailsBelowMinimum(t *testing.T) {
 		c.next()
 	}
 	got := c.violations()
-	want := []string{"coverage: label rare reached 3.2% of 400 cases, below the minimum 10%"}
+	want := []string{"coverage: label rare reached 3.2% of 400 cases, below the minimum 10% (its true share is at most 5.5%)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations = %q, want %q", got, want)
 	}

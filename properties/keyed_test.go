@@ -155,7 +155,7 @@ func original(c keyedCase) map[int]source {
 
 func requireKeyedCoverage(cov *coverage) {
 	for l, m := range map[string]float64{"flink-1.18": 0.3, "flink-1.10.1": 0.3, "backend-incremental": 0.3, "backend-full": 0.3,
-		"via-uid-hash": 0.1, "scale-up": 0.2, "scale-down": 0.2, "scale-same": 0.03, "M-mod-p-nonzero": 0.3} {
+		"via-uid-hash": 0.1, "scale-up": 0.2, "scale-down": 0.2, "scale-same": 0.04, "M-mod-p-nonzero": 0.3} {
 		cov.require(l, m)
 	}
 }

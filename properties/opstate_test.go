@@ -125,7 +125,7 @@ func seq(n int) []int64 {
 }
 
 func requireOpCoverage(cov *coverage) {
-	for l, m := range map[string]float64{"flink-1.18": 0.3, "flink-1.10.1": 0.3, "scale-up": 0.2, "scale-down": 0.2, "scale-same": 0.03,
+	for l, m := range map[string]float64{"flink-1.18": 0.3, "flink-1.10.1": 0.3, "scale-up": 0.2, "scale-down": 0.2, "scale-same": 0.04,
 		"rescale-non-divisor": 0.15, "split-several-names": 0.2, "union-several-handles": 0.15,
 		"broadcast-missing-on-some-subtasks": 0.1, "broadcast-on-all-subtasks": 0.1} {
 		cov.require(l, m)

@@ -41,7 +41,7 @@ type outcome struct {
 	buildErr string
 }
 
-var failedAfter = regexp.MustCompile(`\[rapid\] failed after (\d+) tests`)
+var failedAfter = regexp.MustCompile(`\[rapid\] (?:failed|panic) after (\d+) tests`)
 
 func runSuite(mutant, run string, extra []string) (outcome, error) {
 	args := append([]string{"test", "-tags", "mutants", "-count=1", "-json", "-run", run}, extra...)
