@@ -109,7 +109,7 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 		case x < 73:
 			s = Step{Kind: Retain, N: 1 + r.IntN(3)}
 		case x < 82: // infrastructure: TaskManagers, JobManager, storage
-			switch y := rf.IntN(12); {
+			switch y := rf.IntN(13); {
 			case y < 3:
 				s = Step{Kind: TMRestart, TM: rf.IntN(j.TaskManagers)}
 			case y < 5:
@@ -118,6 +118,8 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 				s = Step{Kind: JMFailover}
 			case y < 9:
 				s = Step{Kind: Resume, Claim: rf.IntN(2) == 0}
+			case y < 10:
+				s = Step{Kind: Rollback, N: rf.IntN(4)}
 			default:
 				s = Step{Kind: Fault, Fault: FaultKind(1 + rf.IntN(3))}
 			}

@@ -53,10 +53,13 @@ func (v Violation) String() string {
 type snapshotFacts struct {
 	id        int64
 	savepoint bool
-	offsets   map[int]int64 // split → next offset
-	base      map[int]int64 // split → offset the keyed state counts from (0, or where it was dropped)
-	applied   int           // broadcast updates applied
-	shape     jobShape
+	pointer   string // the snapshot's directory
+	// claimed: a job was restored from this savepoint in CLAIM mode, so Flink may discard it.
+	claimed bool
+	offsets map[int]int64 // split → next offset
+	base    map[int]int64 // split → offset the keyed state counts from (0, or where it was dropped)
+	applied int           // broadcast updates applied
+	shape   jobShape
 }
 
 // oracleKeyGroup is the oracle's own key-group computation: MurmurHash3_x86_32 (the library)

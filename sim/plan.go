@@ -113,6 +113,10 @@ const (
 	// Resume cancels the job and submits it again from the latest retained checkpoint's
 	// directory (like `flink run -s …/chk-N`), as NO_CLAIM (or CLAIM with Claim).
 	Resume
+	// Rollback cancels the job and submits it again from an older savepoint (the N-th oldest not
+	// handed over in CLAIM mode, counting modulo their number): canonical savepoints are
+	// self-contained, so it must be restorable after every checkpoint around it was discarded.
+	Rollback
 )
 
 // FaultKind is what a Fault step damages.
@@ -133,14 +137,15 @@ func (f FaultKind) String() string { return faultNames[f] }
 
 var stepNames = map[StepKind]string{Process: "process", BroadcastUpdate: "broadcast", Checkpoint: "checkpoint",
 	Savepoint: "savepoint", Fail: "fail", Restart: "restart", Retain: "retain", TMRestart: "tm-restart",
-	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume"}
+	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume", Rollback: "rollback"}
 
 func (k StepKind) String() string { return stepNames[k] }
 
 // Step is one schedule step, plain data.
 type Step struct {
 	Kind StepKind
-	// N is the record count (Process, BroadcastUpdate) or num-retained (Retain).
+	// N is the record count (Process, BroadcastUpdate), num-retained (Retain) or which savepoint
+	// (Rollback).
 	N int
 	// Abort: the checkpoint is declined.
 	Abort bool
@@ -220,6 +225,8 @@ func (s Step) String() string {
 		return "jm-failover"
 	case Fault:
 		return "fault kind=" + s.Fault.String()
+	case Rollback:
+		return fmt.Sprintf("rollback n=%d", s.N)
 	case Resume:
 		if s.Claim {
 			return "resume claim"

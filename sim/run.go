@@ -176,6 +176,8 @@ func (w *World) step(i int, s Step) {
 		w.tracef("%s -> %s", s, w.fault(s.Fault))
 	case Resume:
 		w.tracef("%s -> %s", s, w.resume(i, s.Claim))
+	case Rollback:
+		w.tracef("%s -> %s", s, w.rollback(i, s.N))
 	default:
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}

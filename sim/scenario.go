@@ -235,7 +235,7 @@ func parseVertex(name, s string) (VertexConfig, error) {
 func parseStep(f []string) (Step, error) {
 	kind := StepKind(lookup(stepNames, f[0]))
 	if kind == 0 {
-		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault or resume)")
+		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume or rollback)")
 	}
 	m, err := args(f[1:])
 	if err != nil {
@@ -244,7 +244,7 @@ func parseStep(f []string) (Step, error) {
 	s := Step{Kind: kind}
 	allowed := map[StepKind][]string{Process: {"n"}, BroadcastUpdate: {"n"}, Retain: {"n"}, Checkpoint: {"abort"},
 		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim"},
-		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim"}}[kind]
+		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim"}, Rollback: {"n"}}[kind]
 	for k := range m {
 		ok := false
 		for _, a := range allowed {
@@ -268,6 +268,12 @@ func parseStep(f []string) (Step, error) {
 			return Step{}, fmt.Errorf("want vertex=0|1 subtask=N")
 		}
 		s.Vertex, s.Subtask = v, t
+	case Rollback:
+		v, err := strconv.Atoi(m["n"])
+		if err != nil || v < 0 {
+			return Step{}, fmt.Errorf("want n=N (N >= 0)")
+		}
+		s.N = v
 	case TMRestart, TMLoss:
 		v, err := strconv.Atoi(m["tm"])
 		if err != nil || v < 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -40,7 +41,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		return fmt.Sprintf("checkpoint %d declined", id)
 	}
 	md := w.snapshot(id, savepoint)
-	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, offsets: w.currentOffsets(), base: maps.Clone(w.base),
+	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		applied: w.applied, shape: w.shape()}
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
@@ -145,7 +146,7 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 func (w *World) restart(step int, c Change) string {
 	id := w.co.nextID()
 	md := w.snapshot(id, true)
-	f := snapshotFacts{id: id, savepoint: true, offsets: w.currentOffsets(), base: maps.Clone(w.base), applied: w.applied, shape: w.shape()}
+	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base), applied: w.applied, shape: w.shape()}
 	w.facts[id] = f
 	pointer := w.pointerOf(id, true)
 	_ = md
@@ -166,6 +167,10 @@ func (w *World) restart(step int, c Change) string {
 		mode = model.Claim
 	}
 	a, err := w.submit(pointer, next, c.AllowNonRestoredState, mode)
+	if err == nil && c.Claim {
+		f.claimed = true
+		w.facts[id] = f
+	}
 	switch {
 	case err != nil && exp.accept:
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("restore of savepoint %d refused: %v", id, firstLine(err)), "")
@@ -215,6 +220,7 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 	}
 	before := len(w.violations)
 	w.checkMaxPar(step, exp.keyedMax)
+	w.checkCounter(step, f.id)
 	w.check(step, f.offsets, applied, true)
 	if w.known != "" && len(w.violations) > before && w.keyedEmpty() {
 		// A known Flink issue (FLINK-13973) dropped the keyed state: it has been reported; from
@@ -420,4 +426,57 @@ func (w *World) applyDeletes(u model.StoreUpdate, pointers map[int64]string) {
 			w.fs.removeAll(dir)
 		}
 	}
+}
+
+// checkCounter checks that the checkpoint ID counter is above the restored checkpoint's ID and
+// above every checkpoint the store retains: the next checkpoint must not reuse an ID.
+func (w *World) checkCounter(step int, restored int64) {
+	next := w.co.Counter.Get()
+	highest := restored
+	for _, cp := range w.co.Store.Checkpoints() {
+		highest = max(highest, cp.CheckpointID)
+	}
+	if next <= highest {
+		w.violate(step, InvCounter, fmt.Sprintf("the next checkpoint would get ID %d, but ID %d is in use", next, highest), "")
+	}
+}
+
+// rollback cancels the job and submits it, unchanged, from the n-th oldest savepoint (modulo their
+// number) that no job claimed. Canonical savepoints are self-contained: it must restore whatever
+// checkpoints were discarded since, unless a fault damaged it.
+func (w *World) rollback(step int, n int) string {
+	var ids []int64
+	for id, f := range w.facts {
+		if f.savepoint && !f.claimed {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return "no savepoint"
+	}
+	slices.Sort(ids)
+	id := ids[n%len(ids)]
+	f := w.facts[id]
+	w.clearLocal()
+	w.epoch++
+	w.co = newCoordinator(w.plan.Version, w.retained)
+	exp := expectRestore(f.shape, w.job, w.job.Sink, true)
+	w.known = exp.knownIssue(w.plan.Version)
+	a, err := w.submit(f.pointer, w.job, true, model.NoClaim)
+	if err == nil {
+		err = w.applyAssignment(a, false)
+	}
+	switch {
+	case err != nil && exp.accept && !w.damaged(id):
+		w.violate(step, InvRestoreRefused, fmt.Sprintf("rolling back to savepoint %d failed: %v", id, firstLine(err)), "")
+	case err != nil && !exp.accept && !errors.Is(err, exp.reason):
+		w.violate(step, InvWrongRefusal, fmt.Sprintf("rollback refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.refusedWhen), "")
+	case err == nil && !exp.accept:
+		w.violate(step, InvRestoreAccepted, fmt.Sprintf("rollback to savepoint %d accepted, want refusal: %v (%s)", id, exp.reason, exp.refusedWhen), "")
+	}
+	if err != nil {
+		return fmt.Sprintf("rollback to savepoint %d refused (%s); %s", id, firstLine(err), w.resubmitFresh(step))
+	}
+	w.finishRestore(step, f, exp)
+	return fmt.Sprintf("rolled back to savepoint %d p=%d/%d max-parallelism=%d", id, len(w.src), len(w.keyed), w.maxPar)
 }
