@@ -1,0 +1,691 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
+)
+
+// planOut runs 'simulate plan' and decodes its JSON.
+func planOut(t *testing.T, args ...string) (int, *planJSON, string) {
+	t.Helper()
+	code, out, errs := runCLI(t, "", append([]string{"plan", "--format", "json"}, args...)...)
+	if code == 2 {
+		t.Fatalf("plan %v: exit 2: %s", args, errs)
+	}
+	var pl planJSON
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatalf("plan %v: bad JSON (%v): %s", args, err, out)
+	}
+	return code, &pl, errs
+}
+
+func planOperatorByID(t *testing.T, pl *planJSON, id string) *planOperator {
+	t.Helper()
+	for i := range pl.Operators {
+		if pl.Operators[i].OperatorID == id {
+			return &pl.Operators[i]
+		}
+	}
+	t.Fatalf("operator %s not in the plan", id)
+	return nil
+}
+
+const kafkaSourceID = "cb16aa5adb311e8ac72482def19accbe"
+
+// TestPlanKafkaFacts checks what Flink does with the Kafka source's 10 SourceReaderState splits
+// (3/4/3 on 3 subtasks) at parallelism 2, 3 and 5.
+func TestPlanKafkaFacts(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	if got := model.OperatorIDFromUID("kafka-source-operator-uid").String(); got != kafkaSourceID {
+		t.Fatalf("uid hash %s, want %s", got, kafkaSourceID)
+	}
+	for _, tc := range []struct {
+		p     int
+		pairs [][][2]int // per new subtask
+		kg    [][2]int
+	}{
+		{2, [][][2]int{{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}}, {{1, 2}, {1, 3}, {2, 0}, {2, 1}, {2, 2}}}, [][2]int{{0, 63}, {64, 127}}},
+		{3, [][][2]int{{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {1, 1}, {1, 2}, {1, 3}}, {{2, 0}, {2, 1}, {2, 2}}}, [][2]int{{0, 42}, {43, 85}, {86, 127}}},
+		{5, [][][2]int{{{0, 0}, {0, 1}}, {{0, 2}, {1, 0}}, {{1, 1}, {1, 2}}, {{1, 3}, {2, 0}}, {{2, 1}, {2, 2}}}, [][2]int{{0, 25}, {26, 51}, {52, 76}, {77, 102}, {103, 127}}},
+	} {
+		t.Run(fmt.Sprint("p=", tc.p), func(t *testing.T) {
+			code, pl, _ := planOut(t, path, "--parallelism", fmt.Sprint(tc.p))
+			if code != 0 || !pl.Restorable || pl.Error != nil {
+				t.Fatalf("exit %d, restorable %v, error %v; want a restore", code, pl.Restorable, pl.Error)
+			}
+			op := planOperatorByID(t, pl, kafkaSourceID)
+			if !op.Valid || op.OldParallelism != 3 || op.MaxParallelism != 128 || op.Parallelism != tc.p {
+				t.Fatalf("operator: valid %v, old parallelism %d, max parallelism %d, new parallelism %d", op.Valid, op.OldParallelism, op.MaxParallelism, op.Parallelism)
+			}
+			var gotPairs [][][2]int
+			var gotKG [][2]int
+			var bytes int64
+			for _, s := range op.Subtasks {
+				st := s.ManagedOperatorState["SourceReaderState"]
+				if st == nil || st.Mode != "SPLIT_DISTRIBUTE" {
+					t.Fatalf("subtask %d: SourceReaderState %+v", s.Index, st)
+				}
+				gotPairs = append(gotPairs, st.Pairs)
+				gotKG = append(gotKG, s.KeyGroups)
+				bytes += s.StateBytes
+				if len(s.ManagedKeyedState)+len(s.RawKeyedState)+len(s.RawOperatorState) != 0 {
+					t.Errorf("subtask %d: unexpected state %+v", s.Index, s)
+				}
+			}
+			if diff := cmp.Diff(tc.pairs, gotPairs); diff != "" {
+				t.Errorf("SourceReaderState pairs per new subtask (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.kg, gotKG); diff != "" {
+				t.Errorf("key groups (-want +got):\n%s", diff)
+			}
+			// Offsets 233, 272, 311 (and 350) in streams of 350 and 389 bytes: 39 bytes a split.
+			if bytes != 10*39 {
+				t.Errorf("operator-state bytes %d, want %d", bytes, 10*39)
+			}
+		})
+	}
+}
+
+// TestPlanKafkaText checks the text form: five entries per subtask at p=2, with bytes.
+func TestPlanKafkaText(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	code, out, errs := runCLI(t, "", "plan", path, "--parallelism", "2")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{
+		"restore: OK\n",
+		"operator cb16aa5adb311e8ac72482def19accbe: parallelism 3 -> 2, max parallelism 128",
+		"  subtask 0: key groups 0..63, keyed state 0 bytes, operator state 5 entries, 195 bytes\n",
+		`    managed "SourceReaderState" SPLIT_DISTRIBUTE: 5 entries [0:0 0:1 0:2 1:0 1:1], 195 bytes` + "\n",
+		"  subtask 1: key groups 64..127, keyed state 0 bytes, operator state 5 entries, 195 bytes\n",
+		`    managed "SourceReaderState" SPLIT_DISTRIBUTE: 5 entries [1:2 1:3 2:0 2:1 2:2], 195 bytes` + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// refKeyGroups is the reference key-group partition: subtask i owns ceil(i*M/P)..ceil((i+1)*M/P)-1.
+func refKeyGroups(m, p, i int) [2]int {
+	return [2]int{(i*m + p - 1) / p, ((i+1)*m+p-1)/p - 1}
+}
+
+type refKeyed struct{ OldSubtask, Start, End int }
+
+// refSubtasks gives an operator's subtask entries by index (a later entry replaces an earlier
+// one); finished subtasks hold nothing.
+func refSubtasks(op *metadata.Operator) map[int]*metadata.Subtask {
+	out := map[int]*metadata.Subtask{}
+	for i := range op.Subtasks {
+		s := &op.Subtasks[i]
+		if s.Finished {
+			out[int(s.Index)] = &metadata.Subtask{Index: s.Index}
+			continue
+		}
+		out[int(s.Index)] = s
+	}
+	return out
+}
+
+// refKeyedFor is the reference keyed-state selection (SPEC §D.3, §D.4): at unchanged
+// parallelism old subtask i's handle whole; otherwise, over old subtasks in order, the overlap
+// with the new range for key-groups and changelog handles, the whole range for incremental ones.
+func refKeyedFor(op *metadata.Operator, raw bool, p, i int, r [2]int) []refKeyed {
+	subs := refSubtasks(op)
+	out := []refKeyed{}
+	for j := 0; j < int(op.Parallelism); j++ {
+		s := subs[j]
+		if s == nil {
+			continue
+		}
+		h := s.ManagedKeyedState
+		if raw {
+			h = s.RawKeyedState
+		}
+		if h == nil {
+			continue
+		}
+		hr := h.KeyGroupRange()
+		if p == int(op.Parallelism) {
+			if j == i {
+				out = append(out, refKeyed{j, hr.Start, hr.End})
+			}
+			continue
+		}
+		lo, hi := max(hr.Start, r[0]), min(hr.End, r[1])
+		if lo > hi {
+			continue
+		}
+		if _, incremental := h.(*metadata.IncrementalHandle); incremental {
+			lo, hi = hr.Start, hr.End
+		}
+		out = append(out, refKeyed{j, lo, hi})
+	}
+	return out
+}
+
+// refNames collects, per state name of one kind, its mode and the number of offsets per old
+// subtask.
+type refName struct {
+	mode   string
+	counts map[int]int // old subtask → offsets
+}
+
+func refOperatorNames(op *metadata.Operator, raw bool) map[string]*refName {
+	out := map[string]*refName{}
+	for j, s := range refSubtasks(op) {
+		h := s.ManagedOperatorState
+		if raw {
+			h = s.RawOperatorState
+		}
+		if h == nil || h.Tag == metadata.TagNull {
+			continue
+		}
+		for _, e := range h.States {
+			n := out[e.Name]
+			if n == nil {
+				n = &refName{mode: e.ModeName(), counts: map[int]int{}}
+				out[e.Name] = n
+			}
+			n.counts[j] = len(e.Offsets)
+		}
+	}
+	return out
+}
+
+// checkRefOperatorState checks the received operator state of one kind against SPEC §E: at
+// unchanged parallelism split state stays put; otherwise every split partition goes to exactly
+// one new subtask, each gets floor(T/P) or ceil(T/P) of a name as a contiguous run of the old
+// order (exactly the first T%P subtasks one more when the kind has one split name); every
+// subtask gets all of a union state; new subtask i gets the broadcast copy of the (i mod n)-th
+// reporting old subtask.
+func checkRefOperatorState(t *testing.T, op *metadata.Operator, raw bool, p int, got []map[string]*planOpState) {
+	t.Helper()
+	names := refOperatorNames(op, raw)
+	split := 0
+	for _, n := range names {
+		if n.mode == "SPLIT_DISTRIBUTE" {
+			split++
+		}
+	}
+	oldP := int(op.Parallelism)
+	for name, n := range names {
+		var olds []int
+		for j := range n.counts {
+			olds = append(olds, j)
+		}
+		sort.Ints(olds)
+		var all [][2]int
+		for _, j := range olds {
+			for k := 0; k < n.counts[j]; k++ {
+				all = append(all, [2]int{j, k})
+			}
+		}
+		pairsOf := func(i int) [][2]int {
+			if st := got[i][name]; st != nil {
+				return st.Pairs
+			}
+			return nil
+		}
+		for i := 0; i < p; i++ {
+			if st := got[i][name]; st != nil && st.Mode != n.mode {
+				t.Errorf("%v %q subtask %d: mode %s, want %s", op.ID, name, i, st.Mode, n.mode)
+			}
+		}
+		switch n.mode {
+		case "SPLIT_DISTRIBUTE":
+			if p == oldP {
+				for i := 0; i < p; i++ {
+					var want [][2]int
+					for k := 0; k < n.counts[i]; k++ {
+						want = append(want, [2]int{i, k})
+					}
+					if diff := cmp.Diff(want, pairsOf(i), cmp.Comparer(func(a, b [][2]int) bool { return fmt.Sprint(a) == fmt.Sprint(b) })); diff != "" {
+						t.Errorf("%v %q subtask %d at unchanged parallelism (-want +got):\n%s", op.ID, name, i, diff)
+					}
+				}
+				continue
+			}
+			total := len(all)
+			pos := map[[2]int]int{}
+			for k, pr := range all {
+				pos[pr] = k
+			}
+			seen := map[[2]int]int{}
+			for i := 0; i < p; i++ {
+				ps := pairsOf(i)
+				if c := len(ps); total > 0 && (c < total/p || c > (total+p-1)/p) {
+					t.Errorf("%v %q subtask %d: %d partitions of %d, want %d or %d", op.ID, name, i, c, total, total/p, (total+p-1)/p)
+				}
+				if split == 1 {
+					want := total / p
+					if i < total%p {
+						want++
+					}
+					if len(ps) != want {
+						t.Errorf("%v %q subtask %d: %d partitions, want %d", op.ID, name, i, len(ps), want)
+					}
+				}
+				for k, pr := range ps {
+					seen[pr]++
+					if k > 0 && pos[pr] != pos[ps[k-1]]+1 {
+						t.Errorf("%v %q subtask %d: pairs %v are not a contiguous run", op.ID, name, i, ps)
+						break
+					}
+				}
+			}
+			if split == 1 {
+				var cat [][2]int
+				for i := 0; i < p; i++ {
+					cat = append(cat, pairsOf(i)...)
+				}
+				if fmt.Sprint(cat) != fmt.Sprint(all) {
+					t.Errorf("%v %q: partitions in subtask order %v, want %v", op.ID, name, cat, all)
+				}
+			}
+			for _, pr := range all {
+				if seen[pr] != 1 {
+					t.Errorf("%v %q: partition %v received %d times, want once", op.ID, name, pr, seen[pr])
+				}
+			}
+			if len(seen) != len(all) {
+				t.Errorf("%v %q: %d distinct partitions received, want %d", op.ID, name, len(seen), len(all))
+			}
+		case "UNION":
+			for i := 0; i < p; i++ {
+				if fmt.Sprint(pairsOf(i)) != fmt.Sprint(all) {
+					t.Errorf("%v %q subtask %d: union %v, want %v", op.ID, name, i, pairsOf(i), all)
+				}
+			}
+		case "BROADCAST":
+			if p == oldP && len(olds) != oldP {
+				continue // partly reported at unchanged parallelism: copies may double up
+			}
+			for i := 0; i < p; i++ {
+				j := olds[i%len(olds)]
+				if p == oldP {
+					j = i
+				}
+				var want [][2]int
+				for k := 0; k < n.counts[j]; k++ {
+					want = append(want, [2]int{j, k})
+				}
+				if fmt.Sprint(pairsOf(i)) != fmt.Sprint(want) {
+					t.Errorf("%v %q subtask %d: broadcast %v, want %v", op.ID, name, i, pairsOf(i), want)
+				}
+			}
+		}
+	}
+	for i := 0; i < p; i++ {
+		for name := range got[i] {
+			if names[name] == nil {
+				t.Errorf("%v subtask %d: received %q, which no old subtask has", op.ID, i, name)
+			}
+		}
+	}
+}
+
+// TestPlanAgreesWithReference plans every real file at parallelism 2 and 5 without --job and
+// checks the JSON against an independent reference planner written from SPEC §D–§G over the
+// raw file (not the model): validity (an operator with subtask entries is refused iff its max
+// parallelism is below P; one without entries is not reassigned in 1.18), the first refusal
+// named at top level, key groups, keyed ranges received and operator-state distribution.
+func TestPlanAgreesWithReference(t *testing.T) {
+	dir := realMetadata(t)
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files in %s (%v)", dir, err)
+	}
+	checked := map[string]int{}
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := metadata.Read(b)
+		if err != nil {
+			code, out, errs := runCLI(t, "", "plan", path, "--parallelism", "2")
+			if code != 1 || out != "" || !strings.Contains(errs, "check metadata-version") {
+				t.Errorf("%s: unreadable (%v): exit %d, stdout %q, stderr %q; want exit 1 naming metadata-version", filepath.Base(path), err, code, out, errs)
+			}
+			continue
+		}
+		for _, p := range []int{2, 5} {
+			name := fmt.Sprintf("%s p=%d", filepath.Base(path), p)
+			code, pl, _ := planOut(t, path, "--parallelism", fmt.Sprint(p))
+			if len(pl.Operators) != len(f.Operators) {
+				t.Errorf("%s: %d operators, want %d", name, len(pl.Operators), len(f.Operators))
+				continue
+			}
+			var firstBad *string
+			for k := range f.Operators {
+				op := &f.Operators[k]
+				got := &pl.Operators[k]
+				entries := len(refSubtasks(op))
+				wantValid := entries == 0 || int(op.MaxParallelism) >= p
+				if got.OperatorID != op.ID.String() || got.OldParallelism != int(op.Parallelism) || got.MaxParallelism != int(op.MaxParallelism) || got.Valid != wantValid {
+					t.Errorf("%s operator %d: got %s p=%d M=%d valid=%v, want %s p=%d M=%d valid=%v", name, k,
+						got.OperatorID, got.OldParallelism, got.MaxParallelism, got.Valid, op.ID, op.Parallelism, op.MaxParallelism, wantValid)
+					continue
+				}
+				if !wantValid {
+					checked["refused"]++
+					if firstBad == nil {
+						s := op.ID.String()
+						firstBad = &s
+					}
+					if got.Error == nil || !strings.Contains(*got.Error, fmt.Sprintf("(%d)", op.MaxParallelism)) || len(got.Subtasks) != 0 {
+						t.Errorf("%s %v: error %v, %d subtasks; want Flink's message quoting the max parallelism and no subtasks", name, op.ID, got.Error, len(got.Subtasks))
+					}
+					continue
+				}
+				m := int(op.MaxParallelism)
+				if entries == 0 {
+					m, _ = model.ComputeDefaultMaxParallelism(p)
+				}
+				if len(got.Subtasks) != p {
+					t.Errorf("%s %v: %d subtasks, want %d", name, op.ID, len(got.Subtasks), p)
+					continue
+				}
+				gotOp := map[bool][]map[string]*planOpState{}
+				for i, s := range got.Subtasks {
+					r := refKeyGroups(m, p, i)
+					if s.Index != i || s.KeyGroups != r || s.RestoreObject != (entries > 0) {
+						t.Errorf("%s %v subtask %d: index %d key groups %v restore object %v, want %v %v", name, op.ID, i, s.Index, s.KeyGroups, s.RestoreObject, r, entries > 0)
+					}
+					for _, raw := range []bool{false, true} {
+						l := s.ManagedKeyedState
+						if raw {
+							l = s.RawKeyedState
+						}
+						gotK := []refKeyed{}
+						for _, h := range l {
+							gotK = append(gotK, refKeyed{h.OldSubtask, h.Start, h.End})
+						}
+						if diff := cmp.Diff(refKeyedFor(op, raw, p, i, r), gotK); diff != "" {
+							t.Errorf("%s %v subtask %d raw=%v keyed state (-want +got):\n%s", name, op.ID, i, raw, diff)
+						}
+						checked["keyed handles"] += len(gotK)
+					}
+					gotOp[false] = append(gotOp[false], s.ManagedOperatorState)
+					gotOp[true] = append(gotOp[true], s.RawOperatorState)
+				}
+				for _, raw := range []bool{false, true} {
+					checkRefOperatorState(t, op, raw, p, gotOp[raw])
+					checked["operator-state names"] += len(refOperatorNames(op, raw))
+				}
+				checked["operators"]++
+			}
+			wantRestorable := firstBad == nil && f.Version <= 4
+			if pl.Restorable != wantRestorable || (code == 0) != wantRestorable {
+				t.Errorf("%s: exit %d, restorable %v; want restorable %v", name, code, pl.Restorable, wantRestorable)
+			}
+			switch {
+			case f.Version > 4:
+				if pl.Check == nil || *pl.Check != "metadata-version" {
+					t.Errorf("%s: check %v, want metadata-version", name, pl.Check)
+				}
+			case firstBad != nil:
+				if pl.Check == nil || *pl.Check != "max-parallelism-below-parallelism" || pl.OperatorID == nil || *pl.OperatorID != *firstBad {
+					t.Errorf("%s: check %v operator %v, want max-parallelism-below-parallelism on %s", name, pl.Check, pl.OperatorID, *firstBad)
+				}
+			}
+		}
+	}
+	t.Logf("checked %v", checked)
+	if checked["operators"] == 0 || checked["refused"] == 0 || checked["keyed handles"] == 0 || checked["operator-state names"] == 0 {
+		t.Errorf("the real files exercised too little: %v", checked)
+	}
+}
+
+// TestPlanRefusalText checks a refusal in text form: exit 1, the check and the operator named,
+// nothing on stderr.
+func TestPlanRefusalText(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "new-stateful-udf-migration-itcase-flink1.18-hashmap-savepoint.metadata")
+	code, out, errs := runCLI(t, "", "plan", path, "--parallelism", "5")
+	if code != 1 || errs != "" {
+		t.Fatalf("exit %d, stderr %q; want 1 and nothing", code, errs)
+	}
+	want := "restore: REFUSED (check max-parallelism-below-parallelism, operator 1f2b5df5a66154aca61fcb26193792be): " +
+		"The state for task operator 1f2b5df5a66154aca61fcb26193792be can not be restored. The maximum parallelism (4) of the restored state is lower than the configured parallelism (5)."
+	if !strings.Contains(out, want) {
+		t.Errorf("text lacks %q:\n%s", want, out)
+	}
+}
+
+func writeJob(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPlanJob runs the checks of SPEC §F–§G through job files on kafka-enum1.
+func TestPlanJob(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	const other = "7d246211b2be972287522fe7978b38c1"
+	type want struct {
+		Code     int
+		Check    string // "" = restorable
+		Operator string
+		Status   map[string]string // operator → status
+	}
+	for _, tc := range []struct {
+		name, file, text string
+		args             []string
+		want             want
+	}{
+		{"uid", "job.yaml", `
+vertices:
+  - name: source
+    parallelism: 2
+    operators:
+      - uid: kafka-source-operator-uid
+`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}}},
+		{"setUidHash and default parallelism (JSON)", "job.json", `{"vertices": [{"name": "source", "operators": [
+  {"id": "0123456789abcdef0123456789abcdef", "uid_hash": "cb16aa5adb311e8ac72482def19accbe"}]}]}`,
+			[]string{"--parallelism", "2"}, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}}},
+		{"configured max parallelism differs", "job.yaml", `
+vertices:
+  - {name: source, parallelism: 2, max_parallelism: 256, operators: [{uid: kafka-source-operator-uid}]}
+`, nil, want{1, "max-parallelism-mismatch", kafkaSourceID, map[string]string{kafkaSourceID: "refused", other: "dropped"}}},
+		{"configured max parallelism equal", "job.yaml", `
+vertices:
+  - {name: source, parallelism: 2, max_parallelism: 128, operators: [{uid: kafka-source-operator-uid}]}
+`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}}},
+		{"state missing from the job", "job.yaml", `
+vertices:
+  - {name: map, parallelism: 2, operators: [{id: 7d246211b2be972287522fe7978b38c1}]}
+`, nil, want{1, "non-restored-state", kafkaSourceID, map[string]string{kafkaSourceID: "refused", other: "restored"}}},
+		{"state missing, allowed", "job.yaml", `
+vertices:
+  - {name: map, parallelism: 2, operators: [{id: 7d246211b2be972287522fe7978b38c1}]}
+`, []string{"--allow-non-restored-state"}, want{0, "", "", map[string]string{kafkaSourceID: "dropped", other: "restored"}}},
+		{"chained, parallelism above state max parallelism", "job.yaml", `
+vertices:
+  - name: chain
+    parallelism: 200
+    operators:
+      - uid: kafka-source-operator-uid
+      - id: 7d246211b2be972287522fe7978b38c1
+`, nil, want{1, "max-parallelism-below-parallelism", "", map[string]string{kafkaSourceID: "refused", other: "refused"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := writeJob(t, tc.file, tc.text)
+			code, pl, errs := planOut(t, append([]string{path, "--job", job}, tc.args...)...)
+			if code != tc.want.Code || errs != "" {
+				t.Fatalf("exit %d (stderr %q), want %d", code, errs, tc.want.Code)
+			}
+			gotCheck, gotOp := "", ""
+			if pl.Check != nil {
+				gotCheck = *pl.Check
+			}
+			if pl.OperatorID != nil && tc.want.Operator != "" {
+				gotOp = *pl.OperatorID
+			}
+			status := map[string]string{}
+			for _, o := range pl.Operators {
+				status[o.OperatorID] = o.Status
+				if o.Valid != (o.Status != "refused") || (o.Error != nil) == o.Valid {
+					t.Errorf("%s: valid %v, status %s, error %v disagree", o.OperatorID, o.Valid, o.Status, o.Error)
+				}
+			}
+			if diff := cmp.Diff(tc.want, want{code, gotCheck, gotOp, status}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if tc.want.Code == 0 {
+				op := planOperatorByID(t, pl, kafkaSourceID)
+				if op.Status == "restored" {
+					if len(op.Subtasks) != 2 || len(op.Subtasks[0].ManagedOperatorState["SourceReaderState"].Pairs) != 5 {
+						t.Errorf("kafka source: %+v", op.Subtasks)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPlanJobFileErrors: a bad job file is bad input, named by its field.
+func TestPlanJobFileErrors(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	for _, tc := range []struct{ name, file, text, want string }{
+		{"unknown field", "j.yaml", "vertices:\n  - {parallelism: 2, paralelism: 3, operators: [{uid: a}]}\n", "field paralelism not found"},
+		{"unknown top-level field", "j.yaml", "vertex: []\n", "field vertex not found"},
+		{"unknown field JSON", "j.json", `{"vertices": [{"parallelism": 2, "operators": [{"uid": "a", "uuid": "b"}]}]}`, `unknown field "uuid"`},
+		{"missing parallelism", "j.yaml", "vertices:\n  - {operators: [{uid: a}]}\n", "vertices[0].parallelism: missing"},
+		{"zero parallelism", "j.yaml", "vertices:\n  - {parallelism: 0, operators: [{uid: a}]}\n", "vertices[0].parallelism: 0 is out of bounds"},
+		{"max below parallelism", "j.yaml", "vertices:\n  - {parallelism: 4, max_parallelism: 2, operators: [{uid: a}]}\n", "vertices[0].max_parallelism: 2 is below"},
+		{"bad hex", "j.yaml", "vertices:\n  - {parallelism: 2, operators: [{id: xyz}]}\n", "vertices[0].operators[0].id"},
+		{"bad uid_hash", "j.yaml", "vertices:\n  - {parallelism: 2, operators: [{uid: a, uid_hash: 0123456789abcdef0123456789abcdeg}]}\n", "vertices[0].operators[0].uid_hash"},
+		{"uid and id", "j.yaml", "vertices:\n  - {parallelism: 2, operators: [{uid: a, id: 0123456789abcdef0123456789abcdef}]}\n", "give either uid or id"},
+		{"no operators", "j.yaml", "vertices:\n  - {parallelism: 2}\n", "vertices[0].operators: missing or empty"},
+		{"no vertices", "j.yaml", "vertices: []\n", "vertices: missing or empty"},
+		{"empty file", "j.yaml", "\n", "empty"},
+		{"duplicate operator", "j.yaml", "vertices:\n  - {name: a, parallelism: 2, operators: [{uid: x}]}\n  - {name: b, parallelism: 2, operators: [{uid: x}]}\n", "vertices[1].operators[0]: operator ID"},
+		{"duplicate vertex name", "j.yaml", "vertices:\n  - {name: a, parallelism: 2, operators: [{uid: x}]}\n  - {name: a, parallelism: 2, operators: [{uid: y}]}\n", "vertices[1].name"},
+		{"wrong type", "j.yaml", "vertices:\n  - {parallelism: two, operators: [{uid: x}]}\n", "cannot unmarshal"},
+		{"not JSON", "j.json", `{"vertices": [`, "JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := writeJob(t, tc.file, tc.text)
+			code, out, errs := runCLI(t, "", "plan", path, "--job", job)
+			wantUsageError(t, tc.want, code, out, errs)
+		})
+	}
+}
+
+func TestPlanBadUsage(t *testing.T) {
+	dir := realMetadata(t)
+	path := filepath.Join(dir, "kafka-enum1.metadata")
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	if err := os.WriteFile(garbage, []byte("not a savepoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "want exactly one PATH"},
+		{[]string{path}, "--parallelism P is required"},
+		{[]string{path, "--parallelism", "0"}, "out of bounds"},
+		{[]string{path, "--parallelism", "32769"}, "out of bounds"},
+		{[]string{path, "--parallelism", "x"}, "not an integer"},
+		{[]string{path, "--parallelism", "2", "--format", "yaml"}, "unknown --format"},
+		{[]string{path, "--parallelism", "2", "--flink", "1.11"}, "unknown --flink"},
+		{[]string{path, "--parallelism", "2", "--out", "x.gif"}, "--out"},
+		{[]string{path, path, "--parallelism", "2"}, "got 2 arguments"},
+		{[]string{filepath.Join(dir, "does-not-exist"), "--parallelism", "2"}, "no such file"},
+		{[]string{t.TempDir(), "--parallelism", "2"}, "cannot find meta data file '_metadata'"},
+		{[]string{garbage, "--parallelism", "2"}, "magic"},
+		{[]string{path, "--parallelism", "2", "--job", filepath.Join(dir, "nope.yaml")}, "--job"},
+		{[]string{path, "--parallelism", "2", "--bogus"}, "bogus"},
+	} {
+		code, out, errs := runCLI(t, "", append([]string{"plan"}, tc.args...)...)
+		wantUsageError(t, tc.want, code, out, errs)
+	}
+}
+
+// TestPlanFlink1101 checks the 1.10.1 path: it reads only format versions up to 2.
+func TestPlanFlink1101(t *testing.T) {
+	dir := realMetadata(t)
+	code, pl, _ := planOut(t, filepath.Join(dir, "kafka-enum1.metadata"), "--parallelism", "2", "--flink", "1.10.1")
+	if code != 1 || pl.Check == nil || *pl.Check != "metadata-version" || pl.Flink != "1.10.1" {
+		t.Errorf("format version 4 under 1.10.1: exit %d, check %v; want 1, metadata-version", code, pl.Check)
+	}
+	// The operators are still planned (with 1.10.1's algorithm).
+	if op := planOperatorByID(t, pl, kafkaSourceID); !op.Valid || len(op.Subtasks) != 2 {
+		t.Errorf("kafka source under 1.10.1: %+v", op)
+	}
+	v2 := filepath.Join(dir, "target.test-classes.type-serializer-snapshot-migration-itcase-flink1.9-savepoint.metadata")
+	if code, pl, _ := planOut(t, v2, "--parallelism", "1", "--flink", "1.10.1"); code != 0 || !pl.Restorable {
+		t.Errorf("format version 2 at its own parallelism under 1.10.1: exit %d, error %v", code, pl.Error)
+	}
+}
+
+// TestPlanChartAndDeterminism: --out writes a chart and leaves stdout unchanged; output is the
+// same byte for byte on every run.
+func TestPlanChartAndDeterminism(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	_, plain, _ := runCLI(t, "", "plan", path, "--parallelism", "2", "--format", "json")
+	for i := 0; i < 3; i++ {
+		if _, again, _ := runCLI(t, "", "plan", path, "--parallelism", "2", "--format", "json"); again != plain {
+			t.Fatalf("run %d differs", i)
+		}
+	}
+	for _, ext := range []string{"png", "svg"} {
+		out := filepath.Join(t.TempDir(), "plan."+ext)
+		code, got, errs := runCLI(t, "", "plan", path, "--parallelism", "2", "--format", "json", "--out", out)
+		if code != 0 || errs != "" || got != plain {
+			t.Fatalf("%s: exit %d, stderr %q, stdout differs: %v", ext, code, errs, got != plain)
+		}
+		if fi, err := os.Stat(out); err != nil || fi.Size() < 100 {
+			t.Errorf("%s: chart %v %v", ext, fi, err)
+		}
+	}
+}
+
+// TestPlanDocs checks that the example in docs/plan.md is what plan prints.
+func TestPlanDocs(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	doc, err := os.ReadFile("../../docs/plan.md")
+	if err != nil {
+		t.Skipf("docs/plan.md: %v", err)
+	}
+	const cmdLine = "$ simulate plan kafka-enum1.metadata --parallelism 2\n"
+	i := strings.Index(string(doc), cmdLine)
+	if i < 0 {
+		t.Fatalf("docs/plan.md lacks the line %q", cmdLine)
+	}
+	rest := string(doc)[i+len(cmdLine):]
+	want := rest[:strings.Index(rest, "```")]
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(t.TempDir(), "kafka-enum1.metadata")
+	if err := os.WriteFile(local, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "plan", local, "--parallelism", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := strings.ReplaceAll(out, filepath.Dir(local)+string(filepath.Separator), "")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("docs/plan.md is out of date (-doc +plan):\n%s", diff)
+	}
+}
