@@ -125,20 +125,22 @@ func runPlan(e *env, args []string) int {
 	}
 	f, err := metadata.ReadFrom(fh, metadata.DefaultMaxFileSize)
 	fh.Close()
-	if err != nil {
-		if errors.Is(err, metadata.ErrUnsupportedVersion) {
-			// A savepoint Flink no longer (or not yet) reads: a refusal, not bad input.
-			fmt.Fprintf(e.stderr, "simulate plan: restore refused (check metadata-version): %s: %v\n", path, err)
-			return exitViolation
+	var pl *planJSON
+	switch {
+	case errors.Is(err, metadata.ErrUnsupportedVersion):
+		// A savepoint no Flink this tool models reads (format version 1 is Flink 1.2's, which
+		// Flink 1.4 and later refuse): a refusal, not bad input. There is nothing to plan.
+		pl = unreadablePlan(path, version, par, job != nil, err)
+	case err != nil:
+		return e.failf("plan", "%s: %v", path, err)
+	default:
+		pl, err = buildPlan(planInput{
+			Path: path, Pointer: externalPointer(path), File: f, Version: version,
+			Parallelism: par.v, Job: job, AllowNonRestoredState: *allow,
+		})
+		if err != nil {
+			return e.failf("plan", "%s: %v", path, err)
 		}
-		return e.failf("plan", "%s: %v", path, err)
-	}
-	pl, err := buildPlan(planInput{
-		Path: path, Pointer: externalPointer(path), File: f, Version: version,
-		Parallelism: par.v, Job: job, AllowNonRestoredState: *allow,
-	})
-	if err != nil {
-		return e.failf("plan", "%s: %v", path, err)
 	}
 	var buf bytes.Buffer
 	if *format == "json" {
@@ -163,6 +165,21 @@ func runPlan(e *env, args []string) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// unreadablePlan is the plan of a metadata file whose format version Flink refuses to read.
+func unreadablePlan(path string, v model.FlinkVersion, par optInt, job bool, err error) *planJSON {
+	msg, check := err.Error(), "metadata-version"
+	pl := &planJSON{Path: path, Flink: v.String(), Job: job, Error: &msg, Check: &check,
+		Operators: []planOperator{}, NewOps: []planNewOperator{}}
+	if b, rerr := os.ReadFile(path); rerr == nil && len(b) >= 8 {
+		pl.FormatVersion = int32(uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7]))
+	}
+	if par.set {
+		p := par.v
+		pl.NewParallelism = &p
+	}
+	return pl
 }
 
 // externalPointer is the checkpoint directory Flink names in its messages (SPEC §I): the
@@ -419,6 +436,12 @@ func buildPlan(in planInput) (*planJSON, error) {
 	for i := range cc.Operators {
 		accepted[cc.Operators[i].OperatorID] = true
 	}
+	refusedIDs := map[model.OperatorID]bool{}
+	for i := range md.Operators {
+		if opErr[i] != nil {
+			refusedIDs[md.Operators[i].OperatorID] = true
+		}
+	}
 	type pos struct{ vertex, k int }
 	claimed := map[model.OperatorID]pos{}
 	remaining := map[model.OperatorID]bool{}
@@ -434,7 +457,7 @@ func buildPlan(in planInput) (*planJSON, error) {
 			if remaining[id] {
 				delete(remaining, id)
 				claimed[id] = pos{vi, k}
-			} else {
+			} else if !refusedIDs[op.ID] && (op.UserDefinedID == nil || !refusedIDs[*op.UserDefinedID]) {
 				out.NewOps = append(out.NewOps, planNewOperator{OperatorID: op.ID.String(), Label: vertices[vi].labels[k], Vertex: vertices[vi].Name})
 			}
 		}

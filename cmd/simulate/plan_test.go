@@ -356,9 +356,9 @@ func TestPlanAgreesWithReference(t *testing.T) {
 		}
 		f, err := metadata.Read(b)
 		if err != nil {
-			code, out, errs := runCLI(t, "", "plan", path, "--parallelism", "2")
-			if code != 1 || out != "" || !strings.Contains(errs, "check metadata-version") {
-				t.Errorf("%s: unreadable (%v): exit %d, stdout %q, stderr %q; want exit 1 naming metadata-version", filepath.Base(path), err, code, out, errs)
+			code, pl, errs := planOut(t, path, "--parallelism", "2")
+			if code != 1 || errs != "" || pl.Restorable || pl.Check == nil || *pl.Check != "metadata-version" || len(pl.Operators) != 0 {
+				t.Errorf("%s: unreadable (%v): exit %d, stderr %q, plan %+v; want exit 1 naming metadata-version", filepath.Base(path), err, code, errs, pl)
 			}
 			continue
 		}
@@ -483,6 +483,7 @@ func TestPlanJob(t *testing.T) {
 		Check    string // "" = restorable
 		Operator string
 		Status   map[string]string // operator → status
+		NewOps   int               // operators of the job without state
 	}
 	for _, tc := range []struct {
 		name, file, text string
@@ -495,26 +496,34 @@ vertices:
     parallelism: 2
     operators:
       - uid: kafka-source-operator-uid
-`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}}},
+`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}, 0}},
 		{"setUidHash and default parallelism (JSON)", "job.json", `{"vertices": [{"name": "source", "operators": [
   {"id": "0123456789abcdef0123456789abcdef", "uid_hash": "cb16aa5adb311e8ac72482def19accbe"}]}]}`,
-			[]string{"--parallelism", "2"}, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}}},
+			[]string{"--parallelism", "2"}, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}, 0}},
 		{"configured max parallelism differs", "job.yaml", `
 vertices:
   - {name: source, parallelism: 2, max_parallelism: 256, operators: [{uid: kafka-source-operator-uid}]}
-`, nil, want{1, "max-parallelism-mismatch", kafkaSourceID, map[string]string{kafkaSourceID: "refused", other: "dropped"}}},
+`, nil, want{1, "max-parallelism-mismatch", kafkaSourceID, map[string]string{kafkaSourceID: "refused", other: "dropped"}, 0}},
 		{"configured max parallelism equal", "job.yaml", `
 vertices:
   - {name: source, parallelism: 2, max_parallelism: 128, operators: [{uid: kafka-source-operator-uid}]}
-`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}}},
+`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}, 0}},
 		{"state missing from the job", "job.yaml", `
 vertices:
   - {name: map, parallelism: 2, operators: [{id: 7d246211b2be972287522fe7978b38c1}]}
-`, nil, want{1, "non-restored-state", kafkaSourceID, map[string]string{kafkaSourceID: "refused", other: "restored"}}},
+`, nil, want{1, "non-restored-state", kafkaSourceID, map[string]string{kafkaSourceID: "refused", other: "restored"}, 0}},
 		{"state missing, allowed", "job.yaml", `
 vertices:
   - {name: map, parallelism: 2, operators: [{id: 7d246211b2be972287522fe7978b38c1}]}
-`, []string{"--allow-non-restored-state"}, want{0, "", "", map[string]string{kafkaSourceID: "dropped", other: "restored"}}},
+`, []string{"--allow-non-restored-state"}, want{0, "", "", map[string]string{kafkaSourceID: "dropped", other: "restored"}, 0}},
+		{"a new operator chained to the source", "job.yaml", `
+vertices:
+  - name: source
+    parallelism: 2
+    operators:
+      - uid: kafka-source-operator-uid
+      - {uid: brand-new-map, name: map}
+`, nil, want{0, "", "", map[string]string{kafkaSourceID: "restored", other: "dropped"}, 1}},
 		{"chained, parallelism above state max parallelism", "job.yaml", `
 vertices:
   - name: chain
@@ -522,7 +531,7 @@ vertices:
     operators:
       - uid: kafka-source-operator-uid
       - id: 7d246211b2be972287522fe7978b38c1
-`, nil, want{1, "max-parallelism-below-parallelism", "", map[string]string{kafkaSourceID: "refused", other: "refused"}}},
+`, nil, want{1, "max-parallelism-below-parallelism", "", map[string]string{kafkaSourceID: "refused", other: "refused"}, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			job := writeJob(t, tc.file, tc.text)
@@ -544,7 +553,7 @@ vertices:
 					t.Errorf("%s: valid %v, status %s, error %v disagree", o.OperatorID, o.Valid, o.Status, o.Error)
 				}
 			}
-			if diff := cmp.Diff(tc.want, want{code, gotCheck, gotOp, status}); diff != "" {
+			if diff := cmp.Diff(tc.want, want{code, gotCheck, gotOp, status, len(pl.NewOps)}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if tc.want.Code == 0 {
