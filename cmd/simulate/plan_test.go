@@ -698,3 +698,41 @@ func TestPlanDocs(t *testing.T) {
 		t.Errorf("docs/plan.md is out of date (-doc +plan):\n%s", diff)
 	}
 }
+
+// TestPlanDamagedFiles plans every single-bit corruption (one bit per byte) of the Kafka
+// savepoint: no panic, exit 0, 1 or 2, valid JSON unless exit 2, and one stderr line on exit 2.
+func TestPlanDamagedFiles(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(realMetadata(t), "kafka-enum1.metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "_metadata")
+	codes := map[int]int{}
+	stride := 1
+	if testing.Short() {
+		stride = 7
+	}
+	for i := 0; i < len(b); i += stride {
+		d := append([]byte{}, b...)
+		d[i] ^= 1 << (i % 8)
+		if err := os.WriteFile(path, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCLI(t, "", "plan", path, "--parallelism", "2", "--format", "json")
+		codes[code]++
+		switch code {
+		case 0, 1:
+			var pl planJSON
+			if err := json.Unmarshal([]byte(out), &pl); err != nil || errs != "" || pl.Restorable != (code == 0) {
+				t.Fatalf("byte %d: exit %d, bad output (%v), stderr %q", i, code, err, errs)
+			}
+		case 2:
+			if out != "" || strings.Count(errs, "\n") != 1 || strings.Contains(errs, "internal error") {
+				t.Fatalf("byte %d: exit 2 with stdout %q, stderr %q", i, out, errs)
+			}
+		default:
+			t.Fatalf("byte %d: exit %d", i, code)
+		}
+	}
+	t.Logf("exit codes %v", codes)
+}
