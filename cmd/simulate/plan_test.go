@@ -176,6 +176,39 @@ func refKeyedFor(op *metadata.Operator, raw bool, p, i int, r [2]int) []refKeyed
 	return out
 }
 
+// refKeyedBytes is the reference byte count of a received key-groups range: per key group,
+// nothing at offset 0 (Flink's restore skips it), else up to the smallest larger offset of the
+// old handle or the end of its stream. ok is false for other handle kinds.
+func refKeyedBytes(op *metadata.Operator, raw bool, got planKeyed) (int64, bool) {
+	s := refSubtasks(op)[got.OldSubtask]
+	if s == nil {
+		return 0, false
+	}
+	kh := s.ManagedKeyedState
+	if raw {
+		kh = s.RawKeyedState
+	}
+	h, ok := kh.(*metadata.KeyGroupsHandle)
+	if !ok {
+		return 0, false
+	}
+	var n int64
+	for kg := got.Start; kg <= got.End; kg++ {
+		off := h.Offsets[kg-int(h.StartKeyGroup)]
+		if off == 0 {
+			continue
+		}
+		end := h.Delegate.StateSize()
+		for _, o := range h.Offsets {
+			if o > off && o < end {
+				end = o
+			}
+		}
+		n += end - off
+	}
+	return n, true
+}
+
 // refNames collects, per state name of one kind, its mode and the number of offsets per old
 // subtask.
 type refName struct {
@@ -426,6 +459,9 @@ func TestPlanAgreesWithReference(t *testing.T) {
 						gotK := []refKeyed{}
 						for _, h := range l {
 							gotK = append(gotK, refKeyed{h.OldSubtask, h.Start, h.End})
+							if want, ok := refKeyedBytes(op, raw, h); ok && h.Bytes != want {
+								t.Errorf("%s %v subtask %d: %d bytes from old subtask %d key groups %d..%d, want %d", name, op.ID, i, h.Bytes, h.OldSubtask, h.Start, h.End, want)
+							}
 						}
 						if diff := cmp.Diff(refKeyedFor(op, raw, p, i, r), gotK); diff != "" {
 							t.Errorf("%s %v subtask %d raw=%v keyed state (-want +got):\n%s", name, op.ID, i, raw, diff)
