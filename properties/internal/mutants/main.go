@@ -3,7 +3,7 @@
 // needed to kill each. It first runs the suite with no mutant (it must be green), and exits 1
 // when the suite is red without a mutant or when some mutant survives the default budget.
 //
-//	go run ./properties/internal/mutants [-run REGEXP] [-only NAME] [-v]
+//	go run ./properties/internal/mutants [-run REGEXP] [-only NAME] [-v] [-- -short -rapid.checks=N]
 package main
 
 import (
@@ -15,6 +15,7 @@ import (
 
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -43,10 +44,15 @@ type outcome struct {
 
 var failedAfter = regexp.MustCompile(`\[rapid\] (?:failed|panic) after (\d+) tests`)
 
-func runSuite(mutant, run string, extra []string) (outcome, error) {
-	args := append([]string{"test", "-tags", "mutants", "-count=1", "-json", "-run", run}, extra...)
-	args = append(args, "./properties")
+// runSuite runs the compiled suite once with RESTORESIM_MUTANT=mutant, in the empty directory
+// dir: rapid replays every fail file it finds under testdata/rapid/ before its own checks, so
+// running there keeps one mutant's (or the user's) saved failures out of another's result, and
+// -rapid.nofailfile keeps the runs from saving any.
+func runSuite(bin, dir, mutant, run string, extra []string) (outcome, error) {
+	args := append([]string{"tool", "test2json", "-t", "-p", "properties", bin, "-test.v=test2json", "-test.count=1",
+		"-test.run", run, "-rapid.nofailfile"}, extra...)
 	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RESTORESIM_MUTANT="+mutant)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -92,12 +98,28 @@ func runSuite(mutant, run string, extra []string) (outcome, error) {
 	return o, nil
 }
 
+// testBinaryFlags turns the go test flags a user is likely to pass (-short, -run is ours) into
+// the test binary's (-test.short); rapid's flags (-rapid.checks=N) pass unchanged.
+func testBinaryFlags(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		switch {
+		case a == "-short" || strings.HasPrefix(a, "-short="):
+			a = "-test." + a[1:]
+		case strings.HasPrefix(a, "-timeout"):
+			a = "-test." + a[1:]
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 func main() {
 	run := flag.String("run", ".", "the -run pattern of the property tests to run")
 	only := flag.String("only", "", "run only this mutant")
 	verbose := flag.Bool("v", false, "print each run's failing tests as it finishes")
 	flag.Parse()
-	extra := flag.Args() // passed to go test, e.g. -short or -rapid.checks=1000
+	extra := testBinaryFlags(flag.Args()) // passed to the test binary, e.g. -short or -rapid.checks=1000
 
 	mutants := model.Mutants()
 	if *only != "" {
@@ -109,31 +131,56 @@ func main() {
 		mutants = mutants[i : i+1]
 	}
 
-	fmt.Printf("mutants: go test -tags mutants -run %q %s ./properties, once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", *run, strings.Join(extra, " "))
-	base, err := runSuite("", *run, extra)
+	dir, err := os.MkdirTemp("", "restoresim-mutants-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
 	}
+	code := drive(dir, mutants, *run, extra, *verbose)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// drive builds the suite with -tags mutants, runs it without and with each mutant, prints the
+// matrix and returns the exit code.
+func drive(dir string, mutants []model.Mutant, run string, extra []string, verbose bool) int {
+	bin := filepath.Join(dir, "properties.test")
+	build := exec.Command("go", "test", "-c", "-tags", "mutants", "-o", bin, "./properties")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants: building the suite with -tags mutants:", err)
+		return 2
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 2
+	}
+	fmt.Printf("mutants: the property suite (go test -tags mutants ./properties -run %q %s), once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", run, strings.Join(extra, " "))
+	base, err := runSuite(bin, work, "", run, extra)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 2
+	}
 	if base.buildErr != "" || len(base.failed) > 0 {
 		fmt.Printf("the suite is red without a mutant (%v): %s\n", sortedKeys(base.failed), base.buildErr)
-		os.Exit(1)
+		return 1
 	}
 	fmt.Printf("no mutant: green (%d tests, %.1fs)\n", len(base.passed), base.elapsed.Seconds())
 
 	results := make([]outcome, len(mutants))
 	killedBy := map[string]bool{}
 	for i, m := range mutants {
-		o, err := runSuite(m.Name, *run, extra)
+		o, err := runSuite(bin, work, m.Name, run, extra)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(2)
+			return 2
 		}
 		results[i] = o
 		for tname := range o.failed {
 			killedBy[tname] = true
 		}
-		if *verbose {
+		if verbose {
 			fmt.Fprintf(os.Stderr, "%-32s %5.1fs killed by %v %s\n", m.Name, o.elapsed.Seconds(), sortedKeys(o.failed), o.buildErr)
 		}
 	}
@@ -177,6 +224,10 @@ func main() {
 	}
 	_ = tw.Flush()
 	fmt.Println()
+	for _, m := range mutants {
+		fmt.Printf("  %-32s %s\n", m.Name, m.Bug)
+	}
+	fmt.Println()
 	if survivors > 0 {
 		fmt.Printf("%d of %d mutants survived\n", survivors, len(mutants))
 		for i, m := range mutants {
@@ -184,9 +235,10 @@ func main() {
 				fmt.Printf("  %s: %s %s\n", m.Name, m.Bug, results[i].buildErr)
 			}
 		}
-		os.Exit(1)
+		return 1
 	}
 	fmt.Printf("all %d mutants killed\n", len(mutants))
+	return 0
 }
 
 func sortedKeys(m map[string]bool) []string {
