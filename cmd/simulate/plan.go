@@ -100,7 +100,7 @@ func runPlan(e *env, args []string) int {
 		}
 	}
 	if *out != "" {
-		if _, err := chartFormatOf(*out); err != nil {
+		if _, err := plots.FormatOf(*out); err != nil {
 			return e.failf("plan", "--out: %v", err)
 		}
 	}
@@ -298,7 +298,7 @@ type planInput struct {
 	AllowNonRestoredState bool
 }
 
-// planRefusal is one refusal with the metadata operators it is attributed to.
+// planRefusal is a refusal: Flink's error and the name of the check.
 type planRefusal struct {
 	err   error
 	check string
@@ -338,10 +338,11 @@ func buildPlan(in planInput) (*planJSON, error) {
 	}
 	// Flink's metadata reader (MetadataSerializers.getSerializer) knows versions 1–2 in 1.10.1
 	// and 1–4 in 1.18.
-	if maxV := int32(4); v == model.Flink1101 && in.File.Version > 2 || in.File.Version > maxV {
-		if v == model.Flink1101 {
-			maxV = 2
-		}
+	maxV := int32(4)
+	if v == model.Flink1101 {
+		maxV = 2
+	}
+	if in.File.Version > maxV {
 		refuse(planRefusal{check: "metadata-version", err: fmt.Errorf(
 			"metadata format version %d cannot be read by Flink %v, which reads versions up to %d (\"Unrecognized checkpoint version number: %d\")",
 			in.File.Version, v, maxV, in.File.Version)}, nil)
@@ -504,7 +505,11 @@ func buildPlan(in planInput) (*planJSON, error) {
 			po.Notes = append(po.Notes, fmt.Sprintf("the task's max parallelism %d is adopted from the restored state (it was not configured; default %d)", va.MaxParallelism, vx.MaxParallelism))
 		}
 		if hz := va.Hazard; hz != nil {
-			po.Notes = append(po.Notes, fmt.Sprintf("hazard: the chain's states carry different max parallelisms; Flink adopts the last one it checks (%d), so keyed state of %d operator(s) is cut with a foreign key-group count", va.MaxParallelism, len(hz.Mismatched)))
+			ids := make([]string, len(hz.Mismatched))
+			for j, id := range hz.Mismatched {
+				ids[j] = id.String()
+			}
+			po.Notes = append(po.Notes, fmt.Sprintf("hazard: the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); the keyed state of [%s] is cut with a foreign key-group count", va.MaxParallelism, strings.Join(ids, " ")))
 		}
 		if !va.HasState && !va.FullyFinished {
 			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
@@ -1123,8 +1128,6 @@ func pairsText(pairs [][2]int) string {
 }
 
 // Chart.
-
-func chartFormatOf(path string) (plots.Format, error) { return plots.FormatOf(path) }
 
 // writePlanChart draws the state bytes each new subtask receives, stacked per operator (the
 // operators that receive any), and writes it atomically.

@@ -789,3 +789,29 @@ func TestPlanDamagedFiles(t *testing.T) {
 	}
 	t.Logf("exit codes %v", codes)
 }
+
+// TestPlanHazard chains two operators whose states carry max parallelism 128 and 1 into one
+// task whose max parallelism is not configured (SPEC §F.1 hazard): the plan restores but says
+// which operator's keyed state is cut with a foreign key-group count.
+func TestPlanHazard(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "restore-tests.stream-exec-join_1.cross-join.metadata")
+	job := writeJob(t, "job.yaml", `
+vertices:
+  - name: chain
+    parallelism: 1
+    operators:
+      - id: 020737887cc50ea1c941a41e647c6b3c
+      - id: cb7de915bd91ae539c64da799ab813a7
+  - {name: a, parallelism: 1, operators: [{id: 37f03f45ad6dbc181bf1fb709966743f}]}
+  - {name: b, parallelism: 1, operators: [{id: f4e499dcab1c6a843a69c40734cdc32e}]}
+`)
+	code, pl, _ := planOut(t, path, "--job", job)
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, pl.Error)
+	}
+	op := planOperatorByID(t, pl, "cb7de915bd91ae539c64da799ab813a7")
+	want := []string{"hazard: the chain's states carry different max parallelisms and Flink adopts the last one it checks (128); the keyed state of [cb7de915bd91ae539c64da799ab813a7] is cut with a foreign key-group count"}
+	if diff := cmp.Diff(want, op.Notes); diff != "" || op.MaxParallelism != 1 || op.NewMaxParallelism != 128 || *op.ChainPosition != 0 {
+		t.Errorf("notes (-want +got):\n%s\nmax parallelism %d, task's %d, chain position %d", diff, op.MaxParallelism, op.NewMaxParallelism, *op.ChainPosition)
+	}
+}
