@@ -355,6 +355,15 @@ func buildPlan(in planInput) (*planJSON, error) {
 	}
 	opErr := make([]*planRefusal, n)
 	notes := make([][]string, n)
+	if v == model.Flink1101 {
+		for i := range md.Operators {
+			if md.Operators[i].FullyFinished {
+				// Only a file Flink 1.10.1 cannot read (format version 3+) has these.
+				md.Operators[i].FullyFinished = false
+				notes[i] = append(notes[i], "fully finished (FLIP-147), which Flink 1.10.1 does not know: planned as a state without subtask entries")
+			}
+		}
+	}
 	stripped := make([]bool, n)
 	var cc *model.CompletedCheckpoint
 	var asg *model.Assignment

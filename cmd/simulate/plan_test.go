@@ -815,3 +815,75 @@ vertices:
 		t.Errorf("notes (-want +got):\n%s\nmax parallelism %d, task's %d, chain position %d", diff, op.MaxParallelism, op.NewMaxParallelism, *op.ChainPosition)
 	}
 }
+
+// writePlanSynthetic writes a version-4 file: operator "finished" (uid) fully finished,
+// operator "buffer" with split state on 2 subtasks, both at parallelism 2, max parallelism 128.
+func writePlanSynthetic(t *testing.T) string {
+	t.Helper()
+	handle := func(path string, offs ...int64) []model.OperatorStateHandle {
+		return []model.OperatorStateHandle{{Delegate: model.StreamHandle{Path: path, Size: 100, InMemory: true},
+			States: []model.NamedOperatorState{{Name: "buffer", Mode: model.SplitDistribute, Offsets: offs}}}}
+	}
+	md := model.CheckpointMetadata{CheckpointID: 7, Operators: []model.OperatorState{
+		{OperatorID: model.OperatorIDFromUID("finished"), Parallelism: 2, MaxParallelism: 128, FullyFinished: true},
+		{OperatorID: model.OperatorIDFromUID("buffer"), Parallelism: 2, MaxParallelism: 128, Subtasks: []*model.OperatorSubtaskState{
+			{ManagedOperatorState: handle("s0", 10, 40)}, {ManagedOperatorState: handle("s1", 10, 20, 30)}}},
+	}}
+	f, err := metadata.FromModel(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := metadata.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "_metadata")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPlanFinishedOperators: a fully finished operator is restored as finished; chained with an
+// unfinished one Flink 1.18 refuses the vertex (both operators named invalid); Flink 1.10.1
+// cannot read the file at all.
+func TestPlanFinishedOperators(t *testing.T) {
+	path := writePlanSynthetic(t)
+	finished, buffer := model.OperatorIDFromUID("finished").String(), model.OperatorIDFromUID("buffer").String()
+
+	code, pl, _ := planOut(t, path, "--parallelism", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, pl.Error)
+	}
+	for _, s := range planOperatorByID(t, pl, finished).Subtasks {
+		if !s.Finished || !s.RestoreObject {
+			t.Errorf("finished operator, subtask %d: finished %v, restore object %v", s.Index, s.Finished, s.RestoreObject)
+		}
+	}
+	var got [][][2]int
+	for _, s := range planOperatorByID(t, pl, buffer).Subtasks {
+		got = append(got, s.ManagedOperatorState["buffer"].Pairs)
+	}
+	if diff := cmp.Diff([][][2]int{{{0, 0}, {0, 1}}, {{1, 0}, {1, 1}}, {{1, 2}}}, got); diff != "" {
+		t.Errorf("buffer pairs (-want +got):\n%s", diff)
+	}
+
+	job := writeJob(t, "job.yaml", "vertices:\n  - {name: chain, parallelism: 3, operators: [{uid: buffer}, {uid: finished}]}\n")
+	code, pl, _ = planOut(t, path, "--job", job)
+	if code != 1 || pl.Check == nil || *pl.Check != "mixed-finished-operators" || pl.OperatorID == nil || *pl.OperatorID != finished {
+		t.Fatalf("exit %d, check %v, operator %v; want 1, mixed-finished-operators, %s", code, pl.Check, pl.OperatorID, finished)
+	}
+	for _, id := range []string{finished, buffer} {
+		if op := planOperatorByID(t, pl, id); op.Valid || op.Check == nil || *op.Check != "mixed-finished-operators" || !strings.Contains(*op.Error, "vertex chain") {
+			t.Errorf("%s: valid %v, check %v, error %v", id, op.Valid, op.Check, op.Error)
+		}
+	}
+
+	code, pl, _ = planOut(t, path, "--parallelism", "3", "--flink", "1.10.1")
+	if code != 1 || pl.Check == nil || *pl.Check != "metadata-version" {
+		t.Fatalf("1.10.1: exit %d, check %v; want 1, metadata-version", code, pl.Check)
+	}
+	if op := planOperatorByID(t, pl, finished); len(op.Notes) == 0 || !strings.Contains(op.Notes[0], "FLIP-147") {
+		t.Errorf("1.10.1: finished operator notes %v", op.Notes)
+	}
+}
