@@ -348,13 +348,7 @@ func buildPlan(in planInput) (*planJSON, error) {
 			in.File.Version, v, maxV, in.File.Version)}, nil)
 	}
 
-	n := len(md.Operators)
-	active := make([]bool, n)
-	for i := range active {
-		active[i] = true
-	}
-	opErr := make([]*planRefusal, n)
-	notes := make([][]string, n)
+	notes := make([][]string, len(md.Operators))
 	if v == model.Flink1101 {
 		for i := range md.Operators {
 			if md.Operators[i].FullyFinished {
@@ -364,77 +358,11 @@ func buildPlan(in planInput) (*planJSON, error) {
 			}
 		}
 	}
-	stripped := make([]bool, n)
-	var cc *model.CompletedCheckpoint
-	var asg *model.Assignment
-	for iter := 0; ; iter++ {
-		if iter > 2*n+2 {
-			return nil, errors.New("model: internal error: the plan does not converge")
-		}
-		sub := md
-		sub.Operators = nil
-		for i := range md.Operators {
-			if !active[i] {
-				continue
-			}
-			os := md.Operators[i]
-			if stripped[i] {
-				os = withoutChannelState(os)
-			}
-			sub.Operators = append(sub.Operators, os)
-		}
-		var err error
-		cc, err = model.LoadAndValidateCheckpoint(model.LoadInput{Version: v, Metadata: sub, Vertices: jobVertices,
-			AllowNonRestoredState: in.AllowNonRestoredState, Properties: savepointProps(md), ExternalPointer: in.Pointer})
-		if err == nil {
-			asg, err = model.AssignStates(model.AssignmentInput{Version: v, CheckpointID: cc.CheckpointID, Vertices: jobVertices,
-				Operators: cc.Operators, AllowNonRestoredState: in.AllowNonRestoredState})
-		}
-		if err == nil {
-			break
-		}
-		if errors.Is(err, model.ErrInvalidRestoreInput) || errors.Is(err, model.ErrUnknownFlinkVersion) {
-			return nil, err
-		}
-		if errors.Is(err, model.ErrChannelStateRescaleNotModelled) {
-			hit := false
-			for i := range md.Operators {
-				if active[i] && !stripped[i] && strings.Contains(err.Error(), md.Operators[i].OperatorID.String()) {
-					stripped[i], hit = true, true
-				}
-			}
-			if !hit {
-				for i := range md.Operators {
-					stripped[i] = true
-				}
-			}
-			continue
-		}
-		culprits := attributeRefusal(err, md.Operators, active, vertices)
-		r := planRefusal{err: err, check: checkName(err)}
-		var named *model.OperatorID
-		if len(culprits) > 0 {
-			id := md.Operators[culprits[0]].OperatorID
-			named = &id
-		}
-		refuse(r, named)
-		if len(culprits) == 0 {
-			// Not attributable to an operator: every remaining operator is left unjudged.
-			for i := range active {
-				if active[i] {
-					rr := r
-					opErr[i] = &rr
-					active[i] = false
-				}
-			}
-			continue
-		}
-		for _, i := range culprits {
-			rr := r
-			opErr[i] = &rr
-			active[i] = false
-		}
+	run, err := runRestore(in, md, vertices, jobVertices, refuse)
+	if err != nil {
+		return nil, err
 	}
+	cc, asg, opErr, stripped := run.cc, run.asg, run.opErr, run.stripped
 	for i := range md.Operators {
 		if stripped[i] && hasChannelState(&md.Operators[i]) {
 			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which the model does not have", countChannelHandles(&md.Operators[i])))
@@ -576,6 +504,104 @@ func buildPlan(in planInput) (*planJSON, error) {
 		out.Operators = append(out.Operators, po)
 	}
 	return out, nil
+}
+
+// planRun is the outcome of runRestore.
+type planRun struct {
+	cc  *model.CompletedCheckpoint
+	asg *model.Assignment
+	// opErr is the refusal of each metadata operator (nil: its checks pass).
+	opErr []*planRefusal
+	// stripped marks operators whose in-flight channel state was left out.
+	stripped []bool
+}
+
+// runRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates)
+// until it passes: each refusal is reported to refuse (the first one is Flink's verdict),
+// attributed to the operators it is about, and their state is taken out for the next run, so
+// that every operator is judged. In-flight channel state that the model cannot rescale is left
+// out of the operators the model names. An error means bad input.
+func runRestore(in planInput, md model.CheckpointMetadata, vertices []planVertex, jobVertices []model.JobVertex,
+	refuse func(planRefusal, *model.OperatorID)) (*planRun, error) {
+	v := in.Version
+	n := len(md.Operators)
+	active := make([]bool, n)
+	for i := range active {
+		active[i] = true
+	}
+	opErr := make([]*planRefusal, n)
+	stripped := make([]bool, n)
+	var cc *model.CompletedCheckpoint
+	var asg *model.Assignment
+	for iter := 0; ; iter++ {
+		if iter > 2*n+2 {
+			return nil, errors.New("model: internal error: the plan does not converge")
+		}
+		sub := md
+		sub.Operators = nil
+		for i := range md.Operators {
+			if !active[i] {
+				continue
+			}
+			os := md.Operators[i]
+			if stripped[i] {
+				os = withoutChannelState(os)
+			}
+			sub.Operators = append(sub.Operators, os)
+		}
+		var err error
+		cc, err = model.LoadAndValidateCheckpoint(model.LoadInput{Version: v, Metadata: sub, Vertices: jobVertices,
+			AllowNonRestoredState: in.AllowNonRestoredState, Properties: savepointProps(md), ExternalPointer: in.Pointer})
+		if err == nil {
+			asg, err = model.AssignStates(model.AssignmentInput{Version: v, CheckpointID: cc.CheckpointID, Vertices: jobVertices,
+				Operators: cc.Operators, AllowNonRestoredState: in.AllowNonRestoredState})
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, model.ErrInvalidRestoreInput) || errors.Is(err, model.ErrUnknownFlinkVersion) {
+			return nil, err
+		}
+		if errors.Is(err, model.ErrChannelStateRescaleNotModelled) {
+			hit := false
+			for i := range md.Operators {
+				if active[i] && !stripped[i] && strings.Contains(err.Error(), md.Operators[i].OperatorID.String()) {
+					stripped[i], hit = true, true
+				}
+			}
+			if !hit {
+				for i := range md.Operators {
+					stripped[i] = true
+				}
+			}
+			continue
+		}
+		culprits := attributeRefusal(err, md.Operators, active, vertices)
+		r := planRefusal{err: err, check: checkName(err)}
+		var named *model.OperatorID
+		if len(culprits) > 0 {
+			id := md.Operators[culprits[0]].OperatorID
+			named = &id
+		}
+		refuse(r, named)
+		if len(culprits) == 0 {
+			// Not attributable to an operator: every remaining operator is left unjudged.
+			for i := range active {
+				if active[i] {
+					rr := r
+					opErr[i] = &rr
+					active[i] = false
+				}
+			}
+			continue
+		}
+		for _, i := range culprits {
+			rr := r
+			opErr[i] = &rr
+			active[i] = false
+		}
+	}
+	return &planRun{cc: cc, asg: asg, opErr: opErr, stripped: stripped}, nil
 }
 
 // defaultPlanVertices makes one task per checkpointed operator: parallelism p, max parallelism
