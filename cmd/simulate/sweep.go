@@ -29,7 +29,7 @@ const defaultSweepSeeds = 1500
 
 // Bounds on sweep flags.
 const (
-	maxSweepSeeds = 1 << 40
+	maxSweepSeeds = math.MaxInt32
 	maxWorkers    = 1024
 	maxShards     = 1 << 20
 )
