@@ -422,6 +422,11 @@ func TestSweepProgressOnlyOnTerminal(t *testing.T) {
 	if !strings.Contains(errs, "sweep") {
 		t.Errorf("stderr on a terminal %q, want a progress bar", errs)
 	}
+	// A shard with no seeds draws an empty bar and prints an empty summary.
+	got, _ = sweepOutEnv(t, true, []string{"--seeds", "1", "--shard", "1/2"})
+	if !strings.HasPrefix(got, "seeds    0\nflink    -\nsteps    -\n") || !strings.HasSuffix(got, "ok: no seed failed (0 with known-issue findings only)\n") {
+		t.Errorf("summary of an empty shard:\n%s", got)
+	}
 }
 
 func sweepOutEnv(t *testing.T, terminal bool, args []string) (string, string) {
