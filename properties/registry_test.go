@@ -87,7 +87,8 @@ func TestStoreSharedFiles(t *testing.T) {
 				cov.label("file-discarded")
 			}
 			live := referenced(store.Checkpoints())
-			for f, n := range discarded {
+			for _, f := range sortedKeysOf(discarded) {
+				n := discarded[f]
 				if live[f] {
 					t.Fatalf("Flink %s, after checkpoint %d: %s was discarded but retained checkpoints %v still reference it", v, id, f, ids(store.Checkpoints()))
 				}
@@ -95,7 +96,7 @@ func TestStoreSharedFiles(t *testing.T) {
 					t.Fatalf("Flink %s: %s discarded %d times", v, f, n)
 				}
 			}
-			for f := range ever {
+			for _, f := range sortedKeysOf(ever) {
 				if !live[f] && discarded[f] == 0 {
 					t.Fatalf("Flink %s, after checkpoint %d: %s is referenced by no retained checkpoint %v but was not discarded", v, id, f, ids(store.Checkpoints()))
 				}
@@ -153,7 +154,7 @@ func TestRegistryRestoreModes(t *testing.T) {
 				discarded[h.Path] = true
 			}
 			live := referenced(window)
-			for f := range discarded {
+			for _, f := range sortedKeysOf(discarded) {
 				if live[f] {
 					t.Fatalf("%s: %s discarded while checkpoints %v reference it", mode, f, ids(window))
 				}
@@ -213,4 +214,15 @@ func TestLocalRecoveryPriority(t *testing.T) {
 				restoredID, localID, lr, r, gotLocal, wantLocal)
 		}
 	})
+}
+
+// sortedKeysOf lists m's keys in order, so that a failure message does not depend on map order
+// (rapid compares the messages of the original and the replayed failure).
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
