@@ -70,7 +70,31 @@ func executePlan(p sim.Plan, replay string) (o outcome) {
 		}
 	}()
 	o.res = sim.Run(p)
+	sortViolations(o.res.Violations)
 	return o
+}
+
+// sortViolations orders violations by step, then invariant, known issue, detail and diff.
+// Within a step the simulator's check order carries no meaning, and where a check walks a Go
+// map (e.g. the keys of a subtask) it is not even the same from one process to the next; the
+// sort keeps the output of a seed byte-identical regardless.
+func sortViolations(vs []sim.Violation) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if a.Step != b.Step {
+			return a.Step < b.Step
+		}
+		if a.Invariant != b.Invariant {
+			return a.Invariant < b.Invariant
+		}
+		if a.Known != b.Known {
+			return a.Known < b.Known
+		}
+		if a.Detail != b.Detail {
+			return a.Detail < b.Detail
+		}
+		return a.Diff < b.Diff
+	})
 }
 
 // generate draws the plan of a seed, turning a panic of the generator into a failing outcome.

@@ -156,6 +156,18 @@ func TestTextOutcome(t *testing.T) {
 	}
 }
 
+func TestSortViolations(t *testing.T) {
+	v := func(step int, inv, detail string) sim.Violation {
+		return sim.Violation{Step: step, Invariant: inv, Detail: detail}
+	}
+	got := []sim.Violation{v(3, "key-owner", "b"), v(1, "splits", "x"), v(3, "key-owner", "a"), v(3, "broadcast", "z"), v(-1, "panic", "p")}
+	want := []sim.Violation{v(-1, "panic", "p"), v(1, "splits", "x"), v(3, "broadcast", "z"), v(3, "key-owner", "a"), v(3, "key-owner", "b")}
+	sortViolations(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sorted violations (-want +got):\n%s", diff)
+	}
+}
+
 func TestReplayEqualsRun(t *testing.T) {
 	dir := t.TempDir()
 	for _, flink := range []string{"1.18", "1.10.1"} {
