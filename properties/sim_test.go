@@ -1,8 +1,10 @@
 package properties
 
 import (
+	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +19,7 @@ func drawJob(t *rapid.T) sim.Job {
 	j := sim.Job{
 		KeyType:       sim.KeyType(rapid.IntRange(1, 3).Draw(t, "key type")),
 		KeyDist:       sim.KeyDist(rapid.IntRange(1, 4).Draw(t, "key distribution")),
-		NumKeys:       rapid.SampledFrom([]int{1, 10, 50, 200}).Draw(t, "keys"),
+		NumKeys:       rapid.SampledFrom([]int{1, 10, 50, 200, 1000}).Draw(t, "keys"),
 		Splits:        rapid.IntRange(1, 8).Draw(t, "splits"),
 		UnionOffsets:  rapid.Bool().Draw(t, "union offsets"),
 		Broadcast:     rapid.Bool().Draw(t, "broadcast"),
@@ -28,7 +30,7 @@ func drawJob(t *rapid.T) sim.Job {
 		LocalRecovery: rapid.Bool().Draw(t, "local recovery"),
 	}
 	j.Source = sim.VertexConfig{Parallelism: rapid.IntRange(1, 6).Draw(t, "source parallelism"), UID: "source"}
-	j.Keyed = sim.VertexConfig{Parallelism: rapid.IntRange(1, 8).Draw(t, "keyed parallelism"), UID: "keyed"}
+	j.Keyed = sim.VertexConfig{Parallelism: rapid.IntRange(1, 12).Draw(t, "keyed parallelism"), UID: "keyed"}
 	j.Keyed.MaxParallelism = drawSimMaxPar(t, j.Keyed.Parallelism)
 	return j
 }
@@ -116,7 +118,7 @@ func (m *simModel) restart(t *rapid.T) {
 	c := sim.Change{Source: m.cur.Source, Keyed: m.cur.Keyed,
 		AllowNonRestoredState: rapid.IntRange(0, 2).Draw(t, "allow non-restored") == 0, Claim: rapid.Bool().Draw(t, "claim")}
 	c.Source.Parallelism = rapid.IntRange(1, 6).Draw(t, "new source parallelism")
-	c.Keyed.Parallelism = rapid.IntRange(1, 8).Draw(t, "new keyed parallelism")
+	c.Keyed.Parallelism = rapid.IntRange(1, 12).Draw(t, "new keyed parallelism")
 	switch rapid.IntRange(0, 2).Draw(t, "change") {
 	case 0:
 		c.Keyed.MaxParallelism = drawSimMaxPar(t, c.Keyed.Parallelism)
@@ -200,9 +202,9 @@ func TestSimulatorStateMachine(t *testing.T) {
 	for l, m := range simCoverage {
 		cov.require(l, m)
 	}
-	maxSteps := 30 // rapid's -rapid.steps (default 30) bounds the actions too
+	maxSteps := rapidSteps() // -rapid.steps (default 30) bounds the plan's length
 	if testing.Short() {
-		maxSteps = 10
+		maxSteps = min(maxSteps, 10)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		defer cov.next()
@@ -259,9 +261,9 @@ func TestGeneratedPlans(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		defer cov.next()
 		p := sim.Generate(rapid.Uint64().Draw(t, "seed"), drawVersion(t), steps)
-		if p.Job.Source.Parallelism > 16 || p.Job.Keyed.Parallelism > 16 || p.Job.NumKeys > 1000 || rescalesAbove(p, 32) {
+		if p.Job.Source.Parallelism > 256 || p.Job.Keyed.Parallelism > 256 || rescalesAbove(p, 512) {
 			cov.skip()
-			t.Skip("a large job: left to `simulate sweep`")
+			t.Skip("a very wide job: left to `simulate sweep`")
 		}
 		cov.label(simLabels(p)...)
 		checkRun(t, p)
@@ -338,4 +340,14 @@ func rescalesAbove(p sim.Plan, limit int) bool {
 	return slices.ContainsFunc(p.Steps, func(s sim.Step) bool {
 		return s.Kind == sim.Restart && (s.Change.Source.Parallelism > limit || s.Change.Keyed.Parallelism > limit)
 	})
+}
+
+// rapidSteps is the value of rapid's -rapid.steps flag (30 when it cannot be read).
+func rapidSteps() int {
+	if f := flag.Lookup("rapid.steps"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 30
 }
