@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/google/go-cmp/cmp"
@@ -198,7 +199,8 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 	gotKeyed := map[string][2]int64{}
 	reported := 0
 	for i, t := range w.keyed {
-		for k, e := range t.values {
+		for _, k := range slices.Sorted(maps.Keys(t.values)) { // sorted: what is reported must not depend on map order
+			e := t.values[k]
 			if prev, dup := owner[k]; dup {
 				if reported < 3 {
 					w.violate(step, InvKeyedState, fmt.Sprintf("key %q held by subtasks %d and %d", k, prev, i), "")

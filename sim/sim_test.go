@@ -37,10 +37,13 @@ func TestTraceParsesBack(t *testing.T) {
 	}
 }
 
+// TestDeterminism runs seeds twice and compares everything, violations and their diffs included.
+// Seed 252 reports misplaced keys (the §F.1 hazard) beyond the per-check report limit, so which
+// keys it names must not depend on map iteration order.
 func TestDeterminism(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 99} {
+	for _, seed := range []uint64{1, 2, 99, 252} {
 		a, b := Run(Generate(seed, model.Flink118, 40)), Run(Generate(seed, model.Flink118, 40))
-		if d := cmp.Diff(a.Trace, b.Trace); d != "" {
+		if d := cmp.Diff(a, b); d != "" {
 			t.Errorf("seed %d: two runs differ (-first +second):\n%s", seed, d)
 		}
 	}
