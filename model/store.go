@@ -155,6 +155,26 @@ func (s *CompletedCheckpointStore) LatestPreferringCheckpoint(prefer bool) *Comp
 	return latest
 }
 
+// LoadRecovered models a new JobManager loading the retained checkpoints from HA storage into an
+// empty store (1.10.1 ZooKeeperCompletedCheckpointStore.recover, 1.18 the
+// DefaultCompletedCheckpointStore built from the retrieved checkpoints): they are appended
+// oldest first as they are, without subsumption or registration, even beyond MaxRetained — the
+// capacity applies from the next added checkpoint on. Register their shared state with
+// RecoverAfterJobManagerFailover (1.18) or a restore (1.10.1).
+func (s *CompletedCheckpointStore) LoadRecovered(cps []*CompletedCheckpoint) error {
+	s.init()
+	if len(s.checkpoints) > 0 {
+		return errors.New("model: LoadRecovered needs an empty store")
+	}
+	for _, cp := range cps {
+		if cp == nil {
+			return errors.New("checkpoint must not be nil")
+		}
+	}
+	s.checkpoints = append(s.checkpoints, cps...)
+	return nil
+}
+
 // Registry is the 1.18 shared-state registry (nil for a 1.10.1 store).
 func (s *CompletedCheckpointStore) Registry() *SharedStateRegistry {
 	s.init()

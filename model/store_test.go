@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -495,5 +496,34 @@ func TestStore1101SavepointSubsumesTheCheckpointIncrementalStateBuildsOn(t *test
 				t.Errorf("placeholder for the deleted file: err = %v, want ErrUnknownSharedState", err)
 			}
 		})
+	}
+}
+
+// TestLoadRecoveredKeepsEveryRetrievedCheckpoint: a JobManager recovering from HA storage keeps
+// every retrieved checkpoint, even beyond a lowered num-retained; the capacity applies from the
+// next added checkpoint on, which then subsumes down to it.
+func TestLoadRecoveredKeepsEveryRetrievedCheckpoint(t *testing.T) {
+	for _, v := range []FlinkVersion{Flink118, Flink1101} {
+		s, err := NewCompletedCheckpointStore(v, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props := CheckpointProperties{DiscardSubsumed: true, Sharing: ForwardBackward}
+		cps := []*CompletedCheckpoint{{CheckpointID: 1, Properties: props}, {CheckpointID: 2, Properties: props}}
+		if err := s.LoadRecovered(cps); err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(s); !slices.Equal(got, []int64{1, 2}) {
+			t.Errorf("%v: after LoadRecovered: %v, want [1 2]", v, got)
+		}
+		if err := s.LoadRecovered(cps); err == nil {
+			t.Errorf("%v: LoadRecovered into a non-empty store must fail", v)
+		}
+		if _, err := s.AddCheckpointAndSubsumeOldestOne(&CompletedCheckpoint{CheckpointID: 3, Properties: props}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(s); !slices.Equal(got, []int64{3}) {
+			t.Errorf("%v: after the next add: %v, want [3]", v, got)
+		}
 	}
 }

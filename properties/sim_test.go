@@ -236,10 +236,6 @@ func checkRun(t *rapid.T, p sim.Plan) {
 			// A known Flink issue corrupted the state earlier: later findings are its consequences.
 			continue
 		}
-		if why := pendingSimFix(p, v); why != "" {
-			t.Logf("not counted (%s): %v", why, v)
-			continue
-		}
 		bad = append(bad, v.String()+"\n"+v.Diff)
 	}
 	if len(bad) > 0 {
@@ -297,51 +293,6 @@ func TestDeterminism(t *testing.T) {
 			t.Fatalf("the run of the first %d steps is not a prefix of the whole run (-whole +prefix):\n%s", k, d)
 		}
 	})
-}
-
-// pendingSimFix names a simulator defect this suite found and reported, not yet fixed in sim/,
-// whose violations are logged instead of failing the run; "" for every other violation. Keep
-// each entry as narrow as its reproduction and delete it with the fix.
-func pendingSimFix(p sim.Plan, v sim.Violation) string {
-	// Found by TestSimulatorStateMachine: on 1.10.1 a JobManager failover after num-retained was
-	// lowered re-adds the retained checkpoints one by one into the new store, which subsumes the
-	// older ones on the way and — their handles not yet registered in the fresh registry —
-	// discards shared files the newest checkpoint still uses. Flink 1.10.1's recover() keeps every
-	// retrieved checkpoint. Reproduction: seed 0, flink 1.10.1, incremental backend,
-	// retain n=2, checkpoint, checkpoint, retain n=1, jm-failover.
-	if p.Version == model.Flink1101 && v.Step < len(p.Steps) && p.Steps[v.Step].Kind == sim.JMFailover &&
-		v.Invariant == sim.InvRestoreReadError {
-		return "sim: 1.10.1 JobManager recovery subsumes while re-adding checkpoints (reported)"
-	}
-	// Found by TestSimulatorStateMachine: on 1.10.1, after a restart that re-uids the keyed
-	// operator with setUidHash pointing at its old state (accepted with allowNonRestoredState), a
-	// JobManager failover restores without allowNonRestoredState and is refused: that is
-	// FLINK-16638 again, but the simulator does not attribute the refusal to it. Reproduction:
-	// flink 1.10.1, restart … keyed=p2/uid:keyed-v1/hash:<ID of uid keyed> allow-non-restored,
-	// then jm-failover.
-	if p.Version == model.Flink1101 && v.Step < len(p.Steps) && p.Steps[v.Step].Kind == sim.JMFailover &&
-		v.Invariant == sim.InvRestoreRefused && strings.Contains(v.Detail, "no operator for the state") &&
-		slices.ContainsFunc(p.Steps[:v.Step], func(s sim.Step) bool { return s.Kind == sim.Restart && s.Change.Keyed.UIDHash != "" }) {
-		return "sim: FLINK-16638 after a JobManager failover not marked known (reported)"
-	}
-	// Found by TestGeneratedPlans: a savepoint that entered the store through a restart and was
-	// then taken over by `resume claim` is subsumed and deleted like a checkpoint (CLAIM), but a
-	// later rollback still picks it (only restarts with claim mark a savepoint claimed).
-	if v.Step < len(p.Steps) && p.Steps[v.Step].Kind == sim.Rollback && v.Invariant == sim.InvRestoreRefused &&
-		strings.Contains(v.Detail, "Cannot find checkpoint or savepoint") &&
-		slices.ContainsFunc(p.Steps[:v.Step], func(s sim.Step) bool { return s.Kind == sim.Resume && s.Claim }) {
-		return "sim: rollback to a savepoint a `resume claim` handed over (reported)"
-	}
-	// Found by a soak of TestSimulatorStateMachine: a rollback to a savepoint whose _metadata a
-	// fault truncated fails loudly reading it, and the oracle, expecting a refusal for another
-	// reason, reports the read error as a wrong refusal reason (rollback does not ask damaged(id)
-	// when it expects a refusal).
-	if v.Step < len(p.Steps) && p.Steps[v.Step].Kind == sim.Rollback && v.Invariant == sim.InvWrongRefusal &&
-		strings.Contains(v.Detail, "refused with metadata:") &&
-		slices.ContainsFunc(p.Steps[:v.Step], func(s sim.Step) bool { return s.Kind == sim.Fault && s.Fault == sim.TruncateMetadata }) {
-		return "sim: rollback's refusal check ignores storage faults (reported)"
-	}
-	return ""
 }
 
 // rescalesAbove reports whether a restart of p asks for a parallelism above limit.

@@ -344,16 +344,16 @@ func (w *World) resubmitFresh(step int) string {
 // with allowNonRestoredState off (restoreInitialCheckpointIfPresent).
 func (w *World) jmFailover(step int) string {
 	old := w.co
-	pointers := w.storePointers()
 	co := newCoordinator(w.plan.Version, w.retained)
 	co.Counter = old.Counter
 	co.mode = old.mode
-	for _, cp := range old.Store.Checkpoints() {
-		u, err := co.Store.AddCheckpointAndSubsumeOldestOne(cp)
-		if err != nil {
-			w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
+	if err := co.Store.LoadRecovered(old.Store.Checkpoints()); err != nil {
+		w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
+	}
+	if cp := co.Store.Latest(); cp != nil {
+		if f, ok := w.facts[cp.CheckpointID]; ok {
+			w.known = expectRestore(f.shape, w.job, w.job.Sink, false).knownIssue(w.plan.Version)
 		}
-		w.applyDeletes(u, pointers)
 	}
 	if err := co.RecoverAfterJobManagerFailover(co.mode); err != nil {
 		w.violate(step, InvSharedFiles, fmt.Sprintf("JobManager recovery: re-registering shared state: %v", err), "")
@@ -362,7 +362,7 @@ func (w *World) jmFailover(step int) string {
 	res, err := co.RestoreInitialCheckpointIfPresent(jobVertices(w.job, w.job.Sink))
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("restore after JobManager failover refused: %v", err), "")
-		return "restore failed: " + firstLine(err)
+		return "restore failed: " + firstLine(err) + "; " + w.resubmitFresh(step)
 	}
 	return w.restoreInPlace(step, res, "recovered; ")
 }
@@ -392,6 +392,10 @@ func (w *World) resume(step int, claim bool) string {
 	exp := expectRestore(f.shape, w.job, w.job.Sink, false)
 	w.known = exp.knownIssue(w.plan.Version)
 	a, err := w.submit(pointer, w.job, false, mode)
+	if err == nil && claim {
+		f.claimed = true // the new job owns the snapshot now and may discard it
+		w.facts[id] = f
+	}
 	if err == nil {
 		err = w.applyAssignment(a, false)
 	}
@@ -467,7 +471,8 @@ func (w *World) rollback(step int, n int) string {
 		err = w.applyAssignment(a, false)
 	}
 	switch {
-	case err != nil && exp.accept && !w.damaged(id):
+	case err != nil && w.damaged(id): // damaged storage: any loud failure is right
+	case err != nil && exp.accept:
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("rolling back to savepoint %d failed: %v", id, firstLine(err)), "")
 	case err != nil && !exp.accept && !errors.Is(err, exp.reason):
 		w.violate(step, InvWrongRefusal, fmt.Sprintf("rollback refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.refusedWhen), "")
