@@ -38,6 +38,9 @@ type World struct {
 	fold foldCache
 	// known, when set, attributes the current step's violations to a known Flink issue.
 	known string
+	// tainted is the first known issue that corrupted the run's state; later violations are
+	// reported as its consequences ("after …"), not as new failures.
+	tainted string
 
 	// Local recovery: per slot, the TaskManager's local copies; useLocal during failovers.
 	local    map[slot]localStore
@@ -87,7 +90,15 @@ func (w *World) violate(step int, inv, detail, diff string) {
 	// go-cmp varies its diff's spacing between processes on purpose (U+00A0 for U+0020); make it
 	// plain so that a Result is the same bytes in every run.
 	diff = strings.ReplaceAll(diff, "\u00a0", " ")
-	w.violations = append(w.violations, Violation{Step: step, Invariant: inv, Detail: detail, Diff: diff, Known: w.known})
+	known := w.known
+	switch {
+	case known == "" && w.tainted != "":
+		// A known Flink issue already corrupted this run's state: what follows is its consequence.
+		known = "after " + w.tainted
+	case known != "" && w.tainted == "":
+		w.tainted = known
+	}
+	w.violations = append(w.violations, Violation{Step: step, Invariant: inv, Detail: detail, Diff: diff, Known: known})
 }
 
 // configuredMaxPar returns the vertex's max parallelism and whether it was configured.
