@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,7 @@ failed, 2 bad usage.`, maxListed))
 			return e.failf("sweep", "--out: %v", err)
 		}
 	}
+	defer sweepMemoryMode()()
 	return e.sweep(cfg)
 }
 
@@ -142,7 +144,7 @@ func (c sweepConfig) seedAt(k int) uint64 { return c.start + uint64(c.shard) + u
 
 // sweep runs the seeds on cfg.workers goroutines and merges their outcomes in seed order, so
 // everything it writes is independent of the number of workers and of scheduling. At most
-// 4×workers outcomes are in flight, so memory does not grow with the number of seeds.
+// sweepWindow×workers outcomes are in flight, so memory does not grow with the number of seeds.
 func (e *env) sweep(cfg sweepConfig) int {
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	s := newSummary()
@@ -202,7 +204,7 @@ func forEachOutcome(cfg sweepConfig, f func(*outcome) bool) {
 		out chan outcome
 	}
 	jobs := make(chan job)
-	order := make(chan chan outcome, 4*cfg.workers) // the in-flight window, in seed order
+	order := make(chan chan outcome, sweepWindow*cfg.workers) // the in-flight window, in seed order
 	stop := make(chan struct{})
 	go func() { // dispatcher
 		defer close(jobs)
@@ -293,4 +295,30 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// sweepWindow is how many outcomes per worker may wait for the seed-ordered merge. Seeds differ
+// in cost by orders of magnitude (parallelism up to 1024), so a small window lets one slow seed
+// at the head idle the other workers; 64 per worker keeps them busy while memory stays bounded
+// by the window, not the number of seeds.
+const sweepWindow = 64
+
+// sweepMemoryLimit is the soft heap limit a sweep runs under.
+const sweepMemoryLimit = 1 << 30
+
+// sweepMemoryMode runs the garbage collector against a soft memory limit for the sweep, unless
+// the user set GOGC or GOMEMLIMIT: no proportional collection, a collection whenever the heap
+// nears 1 GiB. Simulations allocate fast and keep little, so proportional collection spent a
+// core's fifth on GC and left a second worker little to gain; with the limit, peak memory is set
+// by the limit, not by the number of seeds. It returns the function restoring the settings.
+func sweepMemoryMode() (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	oldLimit := debug.SetMemoryLimit(sweepMemoryLimit)
+	oldPercent := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	}
 }
