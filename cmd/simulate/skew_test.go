@@ -239,11 +239,17 @@ func TestSkewBadInput(t *testing.T) {
 		{"key type without keys", "", "need --keys", append(base, "--parallelism", "4", "--key-type", "int")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			args, want := c.args, c.want
 			if c.name == "unreadable key file" && os.Geteuid() == 0 {
-				t.Skip("root can read a mode-000 file")
+				// root reads a mode-000 file; nobody can read /proc/self/mem at offset 0 (EIO).
+				if _, err := os.Stat("/proc/self/mem"); err != nil {
+					t.Fatalf("running as root without /proc/self/mem: no unreadable file to test with: %v", err)
+				}
+				args = append([]string{"skew", "--keys", "/proc/self/mem"}, args[3:]...)
+				want = "input/output error"
 			}
-			code, out, errs := runCLI(t, c.stdin, c.args...)
-			wantUsageError(t, c.want, code, out, errs)
+			code, out, errs := runCLI(t, c.stdin, args...)
+			wantUsageError(t, want, code, out, errs)
 		})
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "old" {

@@ -226,7 +226,7 @@ func forEachOutcome(cfg sweepConfig, f func(*outcome) bool) {
 	for range cfg.workers {
 		go func() {
 			for j := range jobs {
-				j.out <- runSeed(cfg.seedAt(j.k), cfg.version, cfg.steps)
+				j.out <- sweepRunSeed(cfg.seedAt(j.k), cfg.version, cfg.steps)
 			}
 		}()
 	}
@@ -322,3 +322,7 @@ func sweepMemoryMode() (restore func()) {
 		debug.SetMemoryLimit(oldLimit)
 	}
 }
+
+// sweepRunSeed runs one seed of a sweep. A variable only so that a test can make a seed fail: the
+// model has no failing seed to test the failure path with.
+var sweepRunSeed = runSeed
