@@ -274,17 +274,7 @@ func TestInspectDeterministic(t *testing.T) {
 // kafka-enum1.metadata in a checkpoint directory chk-1.
 func TestInspectDocs(t *testing.T) {
 	src := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
-	doc, err := os.ReadFile("../../docs/inspect.md")
-	if err != nil {
-		t.Skipf("docs/inspect.md: %v", err)
-	}
-	const cmdLine = "$ simulate inspect chk-1            # kafka-enum1.metadata copied to chk-1/_metadata\n"
-	i := strings.Index(string(doc), cmdLine)
-	if i < 0 {
-		t.Fatalf("docs/inspect.md lacks the line %q", cmdLine)
-	}
-	rest := string(doc)[i+len(cmdLine):]
-	want := rest[:strings.Index(rest, "```")]
+	want := docExample(t, "../../docs/inspect.md", "$ simulate inspect chk-1            # kafka-enum1.metadata copied to chk-1/_metadata\n")
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)

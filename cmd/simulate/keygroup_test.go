@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -119,4 +120,24 @@ func TestHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "keygroup") || !strings.Contains(out, "ranges") {
 		t.Errorf("help: (%d, %q)", code, out)
 	}
+}
+
+// docExample returns what the doc at docPath shows right after the line cmdLine, up to the end of
+// its code block: the pasted output a test compares with the command's real output.
+func docExample(t *testing.T, docPath, cmdLine string) string {
+	t.Helper()
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(doc), cmdLine)
+	if i < 0 {
+		t.Fatalf("%s lacks the line %q", docPath, cmdLine)
+	}
+	rest := string(doc)[i+len(cmdLine):]
+	end := strings.Index(rest, "```")
+	if end < 0 {
+		t.Fatalf("%s: no end of the code block after %q", docPath, cmdLine)
+	}
+	return rest[:end]
 }

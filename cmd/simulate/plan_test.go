@@ -723,17 +723,7 @@ func TestPlanChartAndDeterminism(t *testing.T) {
 // TestPlanDocs checks that the example in docs/plan.md is what plan prints.
 func TestPlanDocs(t *testing.T) {
 	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
-	doc, err := os.ReadFile("../../docs/plan.md")
-	if err != nil {
-		t.Skipf("docs/plan.md: %v", err)
-	}
-	const cmdLine = "$ simulate plan kafka-enum1.metadata --parallelism 2\n"
-	i := strings.Index(string(doc), cmdLine)
-	if i < 0 {
-		t.Fatalf("docs/plan.md lacks the line %q", cmdLine)
-	}
-	rest := string(doc)[i+len(cmdLine):]
-	want := rest[:strings.Index(rest, "```")]
+	want := docExample(t, "../../docs/plan.md", "$ simulate plan kafka-enum1.metadata --parallelism 2\n")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
