@@ -145,68 +145,76 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 // restore is checked against the oracle's reason and the old job is restored instead.
 func (w *World) restart(step int, c Change) string {
 	id := w.co.nextID()
-	md := w.snapshot(id, true)
+	w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base), applied: w.applied, shape: w.shape()}
 	w.facts[id] = f
-	pointer := w.pointerOf(id, true)
-	_ = md
 
 	old := w.job
 	next := w.job
 	next.Source, next.Keyed = c.Source, c.Keyed
 	next.Sink = (old.Sink && !c.DropSink) || c.AddSink
-	exp := expectRestore(f.shape, next, next.Sink, c.AllowNonRestoredState)
-	w.known = exp.knownIssue(w.plan.Version)
+	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
+	switch {
+	case err == nil:
+		return fmt.Sprintf("restored savepoint %d p=%d/%d max-parallelism=%d", id, len(w.src), len(w.keyed), w.maxPar)
+	case !refused:
+		return fmt.Sprintf("restore of savepoint %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
+	}
+	// The user rolls the change back: the old job, restored from the same savepoint.
+	if _, rerr := w.startFrom(step, f, old, false, model.NoClaim); rerr != nil {
+		return fmt.Sprintf("refused (%s); restoring the old job failed too (%s); %s", reasonName(err), firstLine(rerr), w.resubmitFresh(step))
+	}
+	return fmt.Sprintf("refused (%s); rolled back to the old job from savepoint %d", reasonName(err), id)
+}
 
+func restoreMode(claim bool) model.RestoreMode {
+	if claim {
+		return model.Claim
+	}
+	return model.NoClaim
+}
+
+// startFrom starts job j as a new job (a new directory, coordinator and local stores) restored
+// from snapshot f in the given mode, as `flink run -s <f's directory>` does, and judges the
+// outcome with the oracle's expectation: a refusal must be expected, for the expected reason, or
+// come from injected storage damage; an accepted restore must be expected and must read, and the
+// restored world is checked. It returns the model's error (nil when restored) and whether it was
+// a refusal (rather than a failure to read the assigned state).
+func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
 	w.clearLocal()
 	w.epoch++
-	w.job = next
+	w.job = j
 	w.co = newCoordinator(w.plan.Version, w.retained)
-	mode := model.NoClaim
-	if c.Claim {
-		mode = model.Claim
+	exp := expectRestore(f.shape, j, j.Sink, allowNonRestored)
+	if k := exp.knownIssue(w.plan.Version); k != "" {
+		w.known = k
 	}
-	a, err := w.submit(pointer, next, c.AllowNonRestoredState, mode)
-	if err == nil && c.Claim {
-		f.claimed = true
-		w.facts[id] = f
-	}
-	switch {
-	case err != nil && exp.accept:
-		w.violate(step, InvRestoreRefused, fmt.Sprintf("restore of savepoint %d refused: %v", id, firstLine(err)), "")
-	case err != nil:
-		if !errors.Is(err, exp.reason) {
+	a, err := w.submit(f.pointer, j, allowNonRestored, mode)
+	if err != nil {
+		switch {
+		case w.damaged(f.id): // damaged storage: any loud failure is right
+		case exp.accept:
+			w.violate(step, InvRestoreRefused, fmt.Sprintf("restore of snapshot %d refused: %v", f.id, firstLine(err)), "")
+		case !errors.Is(err, exp.reason):
 			w.violate(step, InvWrongRefusal, fmt.Sprintf("refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.refusedWhen), "")
 		}
-	case !exp.accept:
-		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of savepoint %d accepted, want refusal: %v (%s)", id, exp.reason, exp.refusedWhen), "")
+		return true, err
 	}
-	if refusal := err; refusal != nil {
-		// The user rolls the change back: the old job, restored from the same savepoint.
-		w.job = old
-		w.co = newCoordinator(w.plan.Version, w.retained)
-		a, err = w.submit(pointer, old, false, model.NoClaim)
-		if err != nil {
-			w.violate(step, InvRestoreRefused, fmt.Sprintf("restoring the unchanged job from savepoint %d refused: %v", id, firstLine(err)), "")
-			return "restore failed: " + firstLine(err)
-		}
-		exp = expectRestore(f.shape, old, old.Sink, false)
-		if k := exp.knownIssue(w.plan.Version); k != "" {
-			w.known = k
-		}
-		if rerr := w.applyAssignment(a, false); rerr != nil {
-			w.violate(step, InvRestoreReadError, rerr.Error(), "")
-			return "restore failed: " + firstLine(rerr)
-		}
-		w.finishRestore(step, f, exp)
-		return fmt.Sprintf("refused (%s); rolled back to the old job from savepoint %d", reasonName(refusal), id)
+	if !exp.accept {
+		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of snapshot %d accepted, want refusal: %v (%s)", f.id, exp.reason, exp.refusedWhen), "")
+	}
+	if mode == model.Claim {
+		f.claimed = true // the new job owns the snapshot now and may discard it
+		w.facts[f.id] = f
 	}
 	if err := w.applyAssignment(a, false); err != nil {
-		w.violate(step, InvRestoreReadError, err.Error(), "")
-		return "restore failed: " + firstLine(err)
+		if !w.damaged(f.id) {
+			w.violate(step, InvRestoreReadError, err.Error(), "")
+		}
+		return false, err
 	}
 	w.finishRestore(step, f, exp)
-	return fmt.Sprintf("restored savepoint %d p=%d/%d max-parallelism=%d", id, len(w.src), len(w.keyed), w.maxPar)
+	return false, nil
 }
 
 // finishRestore sets the oracle's bookkeeping after an accepted restore and checks the world.
@@ -381,31 +389,9 @@ func (w *World) resume(step int, claim bool) string {
 	if !ok {
 		return "no retained checkpoint"
 	}
-	pointer := cp.ExternalPointer
-	w.clearLocal()
-	w.epoch++
-	w.co = newCoordinator(w.plan.Version, w.retained)
-	mode := model.NoClaim
-	if claim {
-		mode = model.Claim
-	}
-	exp := expectRestore(f.shape, w.job, w.job.Sink, false)
-	w.known = exp.knownIssue(w.plan.Version)
-	a, err := w.submit(pointer, w.job, false, mode)
-	if err == nil && claim {
-		f.claimed = true // the new job owns the snapshot now and may discard it
-		w.facts[id] = f
-	}
-	if err == nil {
-		err = w.applyAssignment(a, false)
-	}
-	if err != nil {
-		if !w.damaged(id) && exp.accept {
-			w.violate(step, InvRestoreRefused, fmt.Sprintf("resuming from checkpoint %d failed: %v", id, firstLine(err)), "")
-		}
+	if _, err := w.startFrom(step, f, w.job, false, restoreMode(claim)); err != nil {
 		return fmt.Sprintf("resume from %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
-	w.finishRestore(step, f, exp)
 	return fmt.Sprintf("resumed from checkpoint %d", id)
 }
 
@@ -460,28 +446,8 @@ func (w *World) rollback(step int, n int) string {
 	}
 	slices.Sort(ids)
 	id := ids[n%len(ids)]
-	f := w.facts[id]
-	w.clearLocal()
-	w.epoch++
-	w.co = newCoordinator(w.plan.Version, w.retained)
-	exp := expectRestore(f.shape, w.job, w.job.Sink, true)
-	w.known = exp.knownIssue(w.plan.Version)
-	a, err := w.submit(f.pointer, w.job, true, model.NoClaim)
-	if err == nil {
-		err = w.applyAssignment(a, false)
-	}
-	switch {
-	case err != nil && w.damaged(id): // damaged storage: any loud failure is right
-	case err != nil && exp.accept:
-		w.violate(step, InvRestoreRefused, fmt.Sprintf("rolling back to savepoint %d failed: %v", id, firstLine(err)), "")
-	case err != nil && !exp.accept && !errors.Is(err, exp.reason):
-		w.violate(step, InvWrongRefusal, fmt.Sprintf("rollback refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.refusedWhen), "")
-	case err == nil && !exp.accept:
-		w.violate(step, InvRestoreAccepted, fmt.Sprintf("rollback to savepoint %d accepted, want refusal: %v (%s)", id, exp.reason, exp.refusedWhen), "")
-	}
-	if err != nil {
+	if _, err := w.startFrom(step, w.facts[id], w.job, true, model.NoClaim); err != nil {
 		return fmt.Sprintf("rollback to savepoint %d refused (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
-	w.finishRestore(step, f, exp)
 	return fmt.Sprintf("rolled back to savepoint %d p=%d/%d max-parallelism=%d", id, len(w.src), len(w.keyed), w.maxPar)
 }
