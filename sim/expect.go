@@ -52,7 +52,7 @@ func (e expectation) knownIssue(v model.FlinkVersion) string {
 }
 
 // expectRestore predicts the outcome of restoring a snapshot of shape old into job j.
-func expectRestore(old jobShape, j Job, sink, allowNonRestored bool) expectation {
+func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	stored := model.OperatorIDFromUID(old.keyedUID)
 	gen := model.OperatorIDFromUID(j.Keyed.UID)
 	byGen := gen == stored
@@ -78,7 +78,7 @@ func expectRestore(old jobShape, j Job, sink, allowNonRestored bool) expectation
 	} else if !allowNonRestored {
 		return refuse(model.ErrNonRestoredState, "keyed state has no operator")
 	}
-	sinkMatched := old.sink && sink
+	sinkMatched := old.sink && j.Sink
 	if sinkMatched && keyedConfigured && keyedMax != old.keyedMax {
 		return refuse(model.ErrMaxParallelismMismatch, "sink max parallelism changed")
 	}

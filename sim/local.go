@@ -26,7 +26,7 @@ func (w *World) copyLocal(st *model.OperatorSubtaskState, tm int, id int64) mode
 		if !ok {
 			return h
 		}
-		local := fmt.Sprintf("local/tm-%d/job-%d/chk-%d/%s", tm, w.epoch, id, strings.TrimPrefix(h.Path, "file:/"))
+		local := w.localDir(tm, id) + "/" + strings.TrimPrefix(h.Path, "file:/")
 		w.fs.files[local] = &file{content: f.content, size: f.size}
 		return model.StreamHandle{Path: local, Size: h.Size}
 	}
@@ -104,18 +104,21 @@ func keyedOperatorIndexes(md model.CheckpointMetadata) []int {
 // confirmLocal models TaskLocalStateStore.confirmCheckpoint: local copies of checkpoints older
 // than id are pruned.
 func (w *World) confirmLocal(id int64) {
+	dirs := map[string]bool{} // slots on one TaskManager share a checkpoint's local directory
 	for s, ls := range w.local {
 		for cid := range ls {
 			if cid < id {
-				w.dropLocalFiles(w.tmOf(s), cid)
+				dirs[w.localDir(w.tmOf(s), cid)] = true
 				delete(ls, cid)
 			}
 		}
 	}
+	w.fs.removeDirs(dirs)
 }
 
-func (w *World) dropLocalFiles(tm int, id int64) {
-	w.fs.removeAll(fmt.Sprintf("local/tm-%d/job-%d/chk-%d", tm, w.epoch, id))
+// localDir is TaskManager tm's local directory for checkpoint id of the running job.
+func (w *World) localDir(tm int, id int64) string {
+	return fmt.Sprintf("local/tm-%d/job-%d/chk-%d", tm, w.epoch, id)
 }
 
 // loseTM deletes every local copy TaskManager tm held.

@@ -95,7 +95,7 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 }
 
 // vertices describes the running job's vertices to the model, as the JobGraph would.
-func jobVertices(j Job, sink bool) []model.JobVertex {
+func jobVertices(j Job) []model.JobVertex {
 	srcMax, srcConf := configuredMaxPar(j.Source)
 	keyedMax, keyedConf := configuredMaxPar(j.Keyed)
 	keyedOp := model.JobOperator{ID: model.OperatorIDFromUID(j.Keyed.UID)}
@@ -106,7 +106,7 @@ func jobVertices(j Job, sink bool) []model.JobVertex {
 		}
 	}
 	ops := []model.JobOperator{keyedOp}
-	if sink { // chains are listed tail-first: the sink (tail) before the keyed head
+	if j.Sink { // chains are listed tail-first: the sink (tail) before the keyed head
 		ops = []model.JobOperator{{ID: model.OperatorIDFromUID(sinkUID)}, keyedOp}
 	}
 	return []model.JobVertex{

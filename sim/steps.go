@@ -89,7 +89,7 @@ func (w *World) checkRetainedFiles(step int) {
 // failover restarts the failed subtask's region — with keyBy (all-to-all) edges the whole job is
 // one pipelined region — from the latest checkpoint, or from scratch when there is none.
 func (w *World) failover(step int) string {
-	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(jobVertices(w.job, w.job.Sink))
+	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(jobVertices(w.job))
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
 		return "restore failed: " + firstLine(err)
@@ -127,7 +127,7 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 		return prefix + "restore of " + fmt.Sprint(id) + " failed loudly (" + firstLine(err) + "); " + w.resubmitFresh(step)
 	}
 	f := w.facts[id]
-	exp := expectRestore(f.shape, w.job, w.job.Sink, true)
+	exp := expectRestore(f.shape, w.job, true)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
@@ -185,7 +185,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	w.epoch++
 	w.job = j
 	w.co = newCoordinator(w.plan.Version, w.retained)
-	exp := expectRestore(f.shape, j, j.Sink, allowNonRestored)
+	exp := expectRestore(f.shape, j, allowNonRestored)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
@@ -273,13 +273,13 @@ func firstLine(err error) string {
 // submit submits job j restored from pointer. A vertex whose configured max parallelism is below
 // its parallelism is refused before any restore, as Flink refuses to build such a job vertex.
 func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.RestoreMode) (*model.Assignment, error) {
-	for _, v := range jobVertices(j, j.Sink) {
+	for _, v := range jobVertices(j) {
 		if v.MaxParallelismConfigured && v.MaxParallelism < v.Parallelism {
 			return nil, fmt.Errorf("job vertex %s: %w", v.Name, &model.MaxParallelismBelowParallelismError{MaxParallelism: v.MaxParallelism, Parallelism: v.Parallelism})
 		}
 	}
 	res, err := w.co.RestoreSavepoint(w.fs, model.SavepointRestoreSettings{Pointer: pointer, AllowNonRestoredState: allowNonRestored, Mode: mode},
-		jobVertices(j, j.Sink))
+		jobVertices(j))
 	if err != nil {
 		return nil, err
 	}
@@ -360,14 +360,14 @@ func (w *World) jmFailover(step int) string {
 	}
 	if cp := co.Store.Latest(); cp != nil {
 		if f, ok := w.facts[cp.CheckpointID]; ok {
-			w.known = expectRestore(f.shape, w.job, w.job.Sink, false).knownIssue(w.plan.Version)
+			w.known = expectRestore(f.shape, w.job, false).knownIssue(w.plan.Version)
 		}
 	}
 	if err := co.RecoverAfterJobManagerFailover(co.mode); err != nil {
 		w.violate(step, InvSharedFiles, fmt.Sprintf("JobManager recovery: re-registering shared state: %v", err), "")
 	}
 	w.co = co
-	res, err := co.RestoreInitialCheckpointIfPresent(jobVertices(w.job, w.job.Sink))
+	res, err := co.RestoreInitialCheckpointIfPresent(jobVertices(w.job))
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("restore after JobManager failover refused: %v", err), "")
 		return "restore failed: " + firstLine(err) + "; " + w.resubmitFresh(step)

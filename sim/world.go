@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -59,6 +60,21 @@ func (fs *memFS) removeAll(dir string) {
 	for p := range fs.files {
 		if p == dir || strings.HasPrefix(p, prefix) {
 			delete(fs.files, p)
+		}
+	}
+}
+
+// removeDirs deletes everything below any of dirs in one pass over the files.
+func (fs *memFS) removeDirs(dirs map[string]bool) {
+	if len(dirs) == 0 {
+		return
+	}
+	for p := range fs.files {
+		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+			if dirs[d] {
+				delete(fs.files, p)
+				break
+			}
 		}
 	}
 }
