@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // runCLI runs the program in-process and returns exit code, stdout and stderr.
@@ -140,4 +142,19 @@ func docExample(t *testing.T, docPath, cmdLine string) string {
 		t.Fatalf("%s: no end of the code block after %q", docPath, cmdLine)
 	}
 	return rest[:end]
+}
+
+// checkDocExample runs the command args and checks that its output, with the temporary directory
+// dir removed from paths, is what the doc shows after cmdLine.
+func checkDocExample(t *testing.T, docPath, cmdLine, dir string, args ...string) {
+	t.Helper()
+	want := docExample(t, docPath, cmdLine)
+	code, out, errs := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := strings.ReplaceAll(out, dir+string(os.PathSeparator), "")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s is out of date (-doc +%s):\n%s", docPath, args[0], diff)
+	}
 }
