@@ -222,8 +222,8 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			w := &work[i]
 			w.match(v, in.Operators, remaining)
 			finished := 0
-			for _, s := range w.states {
-				if s.HasSubtaskStates() {
+			for k, s := range w.states {
+				if s.HasSubtaskStates() || (mutant("stateless-vertex-repartitioned") && w.fromCkpt[k]) {
 					w.out.HasState = true
 				}
 				if s.FullyFinished {

@@ -46,6 +46,9 @@ func (t ResultPartitionType) String() string {
 // MustBePipelinedConsumed models mustBePipelinedConsumed: producer and consumer must run at the
 // same time, so they belong to one pipelined region (PIPELINED, PIPELINED_BOUNDED).
 func (t ResultPartitionType) MustBePipelinedConsumed() bool {
+	if mutant("blocking-as-pipelined") && t == Blocking {
+		return true
+	}
 	return t == Pipelined || t == PipelinedBounded
 }
 

@@ -26,5 +26,7 @@ func Mutants() []Mutant {
 		{"range-end-exclusive", "KeyGroupRange.Contains: the end key group treated as exclusive"},
 		{"local-stale-preferred", "PrioritizeTaskRestore: a local copy of another checkpoint preferred over the assigned state"},
 		{"uid-ignored", "AssignStates: the operator's user-defined ID (setUidHash) ignored when matching state"},
+		{"blocking-as-pipelined", "NewFailoverTopology: BLOCKING partitions joined into pipelined regions, so a failure behind one restarts the producer's region too"},
+		{"stateless-vertex-repartitioned", "AssignStates (1.18): a vertex whose matched operator states have no subtask entries (stateless) repartitioned, so its max-parallelism preconditions apply"},
 	}
 }

@@ -11,6 +11,13 @@ type jobShape struct {
 	sink                bool
 	srcPar, keyedPar    int
 	srcMax, keyedMax    int // max parallelism in force
+	stages              []stageShape
+}
+
+// stageShape is a stateless stage at a snapshot: its operators' uids and its max parallelism.
+type stageShape struct {
+	uids []string
+	max  int
 }
 
 // expectation is the oracle's verdict on a restore, from Flink's documented rules (SPEC §F–§G
@@ -82,6 +89,18 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	if sinkMatched && keyedConfigured && keyedMax != old.keyedMax {
 		return refuse(model.ErrMaxParallelismMismatch, "sink max parallelism changed")
 	}
+	// Stages' operators (after the sink in the metadata): a stateless operator's state has no
+	// subtask entries, so one without an operator is skipped silently; one with an operator must
+	// agree on max parallelism unless the vertex may adopt the stored one (not configured).
+	stageOld := stageStates(old, j)
+	for k, st := range j.Stages {
+		m, configured := configuredMaxPar(st.Config)
+		for _, mOld := range stageOld[k] {
+			if m != mOld && configured {
+				return refuse(model.ErrMaxParallelismMismatch, "stage max parallelism changed")
+			}
+		}
+	}
 	// Assignment (§F): parallelism preconditions, vertex by vertex.
 	if old.srcMax < j.Source.Parallelism {
 		return refuse(model.ErrMaxParallelismBelowNewParallelism, "source parallelism above its max parallelism")
@@ -89,10 +108,32 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	if (keyedMatched || sinkMatched) && old.keyedMax < j.Keyed.Parallelism {
 		return refuse(model.ErrMaxParallelismBelowNewParallelism, "keyed parallelism above its max parallelism")
 	}
+	// A stage vertex is repartitioned (and its preconditions checked) only when one of its
+	// operator states has a subtask entry: never for stateless operators (SPEC §F.1 step 3).
 	e := expectation{accept: true, keyedMax: keyedMax, keyedState: keyedMatched, viaUIDHash: byHash && !byGen,
 		staleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
 	if keyedMatched || sinkMatched {
 		e.keyedMax = old.keyedMax // adopted (or equal when configured)
 	}
 	return e
+}
+
+// stageStates lists, per stage of job j, the max parallelisms of the snapshot's stage operator
+// states that one of its operators matches (by uid: stage operators have no setUidHash).
+func stageStates(old jobShape, j Job) [][]int {
+	stored := map[string]int{}
+	for _, st := range old.stages {
+		for _, uid := range st.uids {
+			stored[uid] = st.max
+		}
+	}
+	out := make([][]int, len(j.Stages))
+	for k, st := range j.Stages {
+		for _, uid := range st.OperatorUIDs() {
+			if m, ok := stored[uid]; ok {
+				out[k] = append(out[k], m)
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -15,6 +16,8 @@ const (
 	streamRecords
 	streamRescale
 	streamFaults
+	streamDAG         // the job's stage vertices
+	streamDAGSchedule // failures of stage subtasks, stage changes on restart
 )
 
 // newStream returns the independent stream id of seed.
@@ -52,6 +55,13 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 	if r.IntN(4) == 0 {
 		j.Keyed.UID = fmt.Sprintf("keyed-v%d", r.IntN(100))
 	}
+	// Swarm switch: half the jobs are a DAG of three to six vertices. The stages come from their
+	// own streams, so a job without stages is drawn exactly as before they existed.
+	if rd := newStream(seed, streamDAG); rd.IntN(2) == 0 {
+		for k := range 1 + rd.IntN(MaxStages) {
+			j.Stages = append(j.Stages, drawStage(rd, j, 2+k))
+		}
+	}
 	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, j, steps)}
 }
 
@@ -81,12 +91,71 @@ func drawMaxParallelism(r *rand.Rand, p int) int {
 	return max(m, p)
 }
 
+// drawStage draws stage vertex v: its input (an earlier vertex), edge, partition type, chain
+// length and configuration.
+func drawStage(r *rand.Rand, j Job, v int) Stage {
+	st := Stage{Input: r.IntN(v), Edge: EdgeKind(1 + r.IntN(4)), Blocking: r.IntN(3) == 0, Chain: 1 + r.IntN(MaxChain)}
+	st.Config = VertexConfig{Parallelism: drawParallelism(r), UID: VertexName(v)}
+	if st.Edge == EdgeForward {
+		st.Config.Parallelism = j.Parallelism(st.Input)
+	}
+	if r.IntN(4) == 0 {
+		st.Config.MaxParallelism = drawMaxParallelism(r, st.Config.Parallelism)
+	}
+	return st
+}
+
+// drawStageChange draws the stages of a restarted job from the running ones (c.Source and
+// c.Keyed already drawn): rescaled, sometimes with a changed or dropped max parallelism, re-uid'd,
+// the last one removed or a new one added. Forward stages follow their input's parallelism.
+func drawStageChange(r *rand.Rand, c *Change, stages []Stage) {
+	next := slices.Clone(stages)
+	for k := range next {
+		next[k].Config.Parallelism = rescale(r, next[k].Config.Parallelism)
+	}
+	if len(next) > 0 {
+		k := r.IntN(len(next))
+		switch r.IntN(12) {
+		case 0:
+			next[k].Config.MaxParallelism = drawMaxParallelism(r, next[k].Config.Parallelism)
+		case 1:
+			next[k].Config.MaxParallelism = 0
+		case 2:
+			next[k].Config.UID = fmt.Sprintf("%s-r%d", VertexName(2+k), r.IntN(100))
+		case 3:
+			next = next[:len(next)-1]
+		}
+	}
+	if len(next) < MaxStages && r.IntN(10) == 0 {
+		j := Job{Source: c.Source, Keyed: c.Keyed, Stages: next}
+		st := drawStage(r, j, 2+len(next))
+		st.Config.UID = fmt.Sprintf("%s-a%d", VertexName(2+len(next)), r.IntN(100))
+		next = append(next, st)
+	}
+	j := Job{Source: c.Source, Keyed: c.Keyed, Stages: next}
+	for k := range next {
+		if next[k].Edge == EdgeForward {
+			next[k].Config.Parallelism = j.Parallelism(next[k].Input)
+		}
+		if m := next[k].Config.MaxParallelism; m > 0 && m < next[k].Config.Parallelism {
+			next[k].Config.MaxParallelism = 0 // keep the job buildable; max parallelism below parallelism is tested on the keyed vertex
+		}
+	}
+	if len(next) == 0 {
+		next = nil // as a parsed restart line without stages
+	}
+	c.Stages = next
+}
+
 func generateSteps(seed uint64, j Job, n int) []Step {
 	r := newStream(seed, streamSchedule)
 	rs := newStream(seed, streamRescale)
 	rf := newStream(seed, streamFaults)
+	rd := newStream(seed, streamDAGSchedule)
+	dag := len(j.Stages) > 0
 	steps := make([]Step, 0, n)
 	src, keyed := j.Source, j.Keyed
+	stages := j.Stages
 	sink := j.Sink
 	for range n {
 		var s Step
@@ -106,6 +175,10 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 				p = keyed.Parallelism
 			}
 			s = Step{Kind: Fail, Vertex: v, Subtask: r.IntN(p)}
+			if len(stages) > 0 && rd.IntN(2) == 0 {
+				s.Vertex = 2 + rd.IntN(len(stages))
+				s.Subtask = rd.IntN(stages[s.Vertex-2].Config.Parallelism)
+			}
 		case x < 73:
 			s = Step{Kind: Retain, N: 1 + r.IntN(3)}
 		case x < 82: // infrastructure: TaskManagers, JobManager, storage
@@ -125,9 +198,12 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 			}
 		default:
 			c := drawChange(rs, src, keyed, sink)
+			if dag {
+				drawStageChange(rd, &c, stages)
+			}
 			s = Step{Kind: Restart, Change: c}
-			if c.valid(keyed) {
-				src, keyed = c.Source, c.Keyed
+			if c.valid(keyed, stages) {
+				src, keyed, stages = c.Source, c.Keyed, c.Stages
 				sink = (sink && !c.DropSink) || c.AddSink
 			}
 		}
@@ -138,12 +214,18 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 
 // valid is the generator's guess of whether a change will be accepted (to keep the generated
 // job close to the running one); the oracle, not this, decides what must happen.
-func (c Change) valid(old VertexConfig) bool {
+func (c Change) valid(old VertexConfig, stages []Stage) bool {
 	if c.Keyed.UID != old.UID && c.Keyed.UIDHash == "" && !c.AllowNonRestoredState {
 		return false
 	}
 	if c.Keyed.MaxParallelism != old.MaxParallelism && c.Keyed.MaxParallelism != 0 && old.MaxParallelism != 0 {
 		return false
+	}
+	for k, st := range c.Stages {
+		if k < len(stages) && st.Config.UID == stages[k].Config.UID && st.Config.MaxParallelism != 0 &&
+			st.Config.MaxParallelism != stages[k].Config.MaxParallelism {
+			return false
+		}
 	}
 	return true
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // Labels classifies a plan by the features it exercises, for sweep summaries and coverage
 // checks: state kinds, key types and distributions, backends, step kinds, and for restarts the
@@ -24,6 +27,7 @@ func Labels(p Plan) []string {
 	if p.Job.Sink {
 		set["chain-sink"] = true
 	}
+	dagLabels(set, p.Job)
 	cur := p.Job
 	for _, s := range p.Steps {
 		switch s.Kind {
@@ -77,7 +81,14 @@ func Labels(p Plan) []string {
 			if c.AddSink {
 				set["operator-added"] = true
 			}
-			cur.Source, cur.Keyed = c.Source, c.Keyed
+			stageChangeLabels(set, cur.Stages, c.Stages)
+			dagLabels(set, Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages})
+			cur.Source, cur.Keyed, cur.Stages = c.Source, c.Keyed, c.Stages
+		case Fail:
+			set["fail"] = true
+			if s.Vertex >= 2 {
+				set["fail-stage"] = true
+			}
 		default:
 			set[s.Kind.String()] = true
 		}
@@ -102,4 +113,48 @@ func offsetsName(j Job) string {
 		return "union"
 	}
 	return "split"
+}
+
+// dagLabels labels the job graph: vertex count, edge kinds, partition types and chain lengths
+// of the stages.
+func dagLabels(set map[string]bool, j Job) {
+	if len(j.Stages) == 0 {
+		return
+	}
+	set["dag"] = true
+	set[fmt.Sprintf("vertices-%d", j.NumVertices())] = true
+	for _, st := range j.Stages {
+		set["edge-"+st.Edge.String()] = true
+		if st.Blocking {
+			set["partition-blocking"] = true
+		} else {
+			set["partition-pipelined"] = true
+		}
+		set[fmt.Sprintf("stage-chain-%d", st.Chain)] = true
+	}
+}
+
+// stageChangeLabels labels what a restart changes about the stages (matched by position).
+func stageChangeLabels(set map[string]bool, old, next []Stage) {
+	switch {
+	case len(next) > len(old):
+		set["stage-added"] = true
+	case len(next) < len(old):
+		set["stage-removed"] = true
+	}
+	for k := range min(len(old), len(next)) {
+		o, n := old[k].Config, next[k].Config
+		switch {
+		case n.Parallelism > o.Parallelism:
+			set["scale-up-stage"] = true
+		case n.Parallelism < o.Parallelism:
+			set["scale-down-stage"] = true
+		}
+		if n.MaxParallelism != o.MaxParallelism {
+			set["stage-max-parallelism-changed"] = true
+		}
+		if n.UID != o.UID {
+			set["stage-re-uid"] = true
+		}
+	}
 }

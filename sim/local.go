@@ -8,7 +8,7 @@ import (
 	"github.com/restoresim/restoresim/model"
 )
 
-// slot identifies a subtask's slot: vertex (0 source, 1 keyed) and subtask index. Scheduling is
+// slot identifies a subtask's slot: vertex (0 source, 1 keyed, 2+k stage k) and subtask index. Scheduling is
 // sticky: a restarted subtask returns to its slot, on TaskManager tmOf(slot).
 type slot struct{ vertex, subtask int }
 
@@ -70,7 +70,7 @@ func (w *World) storeLocal(md model.CheckpointMetadata) {
 	if w.local == nil {
 		w.local = map[slot]localStore{}
 	}
-	for v, opIdx := range [][]int{{0}, keyedOperatorIndexes(md)} {
+	for v, opIdx := range [][]int{{0}, w.keyedOperatorIndexes()} {
 		p := len(w.src)
 		if v == 1 {
 			p = len(w.keyed)
@@ -92,13 +92,13 @@ func (w *World) storeLocal(md model.CheckpointMetadata) {
 	}
 }
 
-// keyedOperatorIndexes are the metadata positions of the keyed vertex's operators.
-func keyedOperatorIndexes(md model.CheckpointMetadata) []int {
-	var out []int
-	for k := 1; k < len(md.Operators); k++ {
-		out = append(out, k)
+// keyedOperatorIndexes are the metadata positions of the keyed vertex's operators: the keyed
+// operator, then the sink chained to it (stages, stateless, keep no local copies).
+func (w *World) keyedOperatorIndexes() []int {
+	if w.job.Sink {
+		return []int{1, 2}
 	}
-	return out
+	return []int{1}
 }
 
 // confirmLocal models TaskLocalStateStore.confirmCheckpoint: local copies of checkpoints older

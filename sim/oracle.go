@@ -30,6 +30,8 @@ const (
 	InvRestoreAccepted  = "invalid-restore-accepted"
 	InvWrongRefusal     = "wrong-refusal-reason"
 	InvRestoreReadError = "restore-read-error"
+	InvRestartSet       = "restart-set"     // a failure restarts exactly the regions SPEC §J.1 names
+	InvStateless        = "stateless-state" // a stateless stage's subtask restored with state
 )
 
 // Violation is one broken invariant.
@@ -235,4 +237,64 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 			}
 		}
 	}
+}
+
+// expectedRestartSet is the oracle's set of subtasks a failure of the failed subtasks restarts,
+// derived from SPEC §J.1 for the simulated jobs (every partition available, no subtask left in
+// CREATED): a pipelined region is held together by pipelined partitions, and a restart spreads to
+// every region consuming what a restarted one produces. So a restart reaches everything connected
+// to a failed subtask through pipelined edges (either way) and blocking edges (downstream only).
+// A forward edge connects subtask i to subtask i; the other edges connect every pair.
+func expectedRestartSet(j Job, failed []slot) map[slot]bool {
+	type edge struct {
+		from, to  int
+		pointwise bool
+		pipelined bool
+	}
+	edges := []edge{{from: 0, to: 1, pipelined: true}}
+	for k, st := range j.Stages {
+		edges = append(edges, edge{from: st.Input, to: 2 + k, pointwise: st.Edge == EdgeForward, pipelined: !st.Blocking})
+	}
+	reached := map[slot]bool{}
+	whole := map[int]bool{} // vertices reached entirely
+	var queue []slot
+	visit := func(s slot) {
+		if !reached[s] {
+			reached[s] = true
+			queue = append(queue, s)
+		}
+	}
+	visitAll := func(v int) {
+		if whole[v] {
+			return
+		}
+		whole[v] = true
+		for i := range j.Parallelism(v) {
+			visit(slot{v, i})
+		}
+	}
+	for _, f := range failed {
+		visit(f)
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, e := range edges {
+			var other int
+			switch {
+			case e.from == s.vertex: // downstream: always
+				other = e.to
+			case e.to == s.vertex && e.pipelined: // upstream: only through pipelined partitions
+				other = e.from
+			default:
+				continue
+			}
+			if e.pointwise {
+				visit(slot{other, s.subtask})
+			} else {
+				visitAll(other)
+			}
+		}
+	}
+	return reached
 }

@@ -70,6 +70,118 @@ type Job struct {
 
 	Source VertexConfig
 	Keyed  VertexConfig
+	// Stages are further job vertices downstream of the source, the keyed vertex or an earlier
+	// stage (vertex indexes 2, 3, …): a DAG of up to six vertices in all.
+	Stages []Stage
+}
+
+// EdgeKind is the partitioner of the edge into a stage (Flink's StreamPartitioner).
+type EdgeKind uint8
+
+const (
+	// EdgeForward is ForwardPartitioner: subtask i sends to subtask i (POINTWISE); Flink requires
+	// equal parallelism on both ends, so a forward stage always runs at its input's parallelism.
+	// The stage is not chained to its input (disableChaining), so it is a vertex of its own.
+	EdgeForward EdgeKind = iota + 1
+	// EdgeRebalance is RebalancePartitioner: round robin to every subtask (ALL_TO_ALL).
+	EdgeRebalance
+	// EdgeHash is KeyGroupStreamPartitioner (keyBy): by key group (ALL_TO_ALL).
+	EdgeHash
+	// EdgeBroadcast is BroadcastPartitioner: every record to every subtask (ALL_TO_ALL).
+	EdgeBroadcast
+)
+
+var edgeNames = map[EdgeKind]string{EdgeForward: "forward", EdgeRebalance: "rebalance", EdgeHash: "hash", EdgeBroadcast: "broadcast"}
+
+func (e EdgeKind) String() string { return edgeNames[e] }
+
+// Pattern is the edge's distribution pattern in the job graph.
+func (e EdgeKind) Pattern() model.DistributionPattern {
+	if e == EdgeForward {
+		return model.Pointwise
+	}
+	return model.AllToAll
+}
+
+// MaxStages bounds Job.Stages: with the source and the keyed vertex, six vertices.
+const MaxStages = 4
+
+// MaxChain bounds a stage's chain length.
+const MaxChain = 3
+
+// Stage is a stateless job vertex: a chain of Chain operators (1..MaxChain) reading the output of
+// vertex Input (0 source, 1 keyed, 2+k stage k, always an earlier one) over an edge of kind Edge,
+// through a PIPELINED_BOUNDED result partition (Flink's streaming default) or, with Blocking, a
+// BLOCKING one. Blocking partitions separate pipelined regions, so a failure behind one restarts
+// only its region (SPEC §J.1). The chain head's uid is Config.UID, the k-th chained operator's
+// Config.UID + "-k" (k ≥ 2); a stateless operator's snapshot is an operator state with no subtask
+// entries, at the vertex's parallelism and max parallelism.
+type Stage struct {
+	Input    int
+	Edge     EdgeKind
+	Blocking bool
+	Chain    int
+	Config   VertexConfig
+}
+
+// PartitionType is the stage's input result partition type.
+func (s Stage) PartitionType() model.ResultPartitionType {
+	if s.Blocking {
+		return model.Blocking
+	}
+	return model.PipelinedBounded
+}
+
+// OperatorUIDs lists the stage's operator uids, chain head first.
+func (s Stage) OperatorUIDs() []string {
+	out := []string{s.Config.UID}
+	for k := 2; k <= s.Chain; k++ {
+		out = append(out, fmt.Sprintf("%s-%d", s.Config.UID, k))
+	}
+	return out
+}
+
+// VertexName names vertex v of a job: source, keyed, v2, v3, ….
+func VertexName(v int) string {
+	switch v {
+	case 0:
+		return "source"
+	case 1:
+		return "keyed"
+	}
+	return fmt.Sprintf("v%d", v)
+}
+
+// NumVertices is the number of job vertices: the source, the keyed vertex and the stages.
+func (j Job) NumVertices() int { return 2 + len(j.Stages) }
+
+// Parallelism gives vertex v's parallelism.
+func (j Job) Parallelism(v int) int {
+	switch v {
+	case 0:
+		return j.Source.Parallelism
+	case 1:
+		return j.Keyed.Parallelism
+	}
+	return j.Stages[v-2].Config.Parallelism
+}
+
+// String renders a stage as its job-line value: INPUT/EDGE/PARTITION/cCHAIN/VERTEX.
+func (s Stage) String() string {
+	part := "pipelined"
+	if s.Blocking {
+		part = "blocking"
+	}
+	return fmt.Sprintf("%s/%s/%s/c%d/%s", VertexName(s.Input), s.Edge, part, s.Chain, s.Config)
+}
+
+// stagesString renders stages as " v2=… v3=…" (empty without stages).
+func stagesString(stages []Stage) string {
+	var b strings.Builder
+	for k, s := range stages {
+		fmt.Fprintf(&b, " %s=%s", VertexName(2+k), s)
+	}
+	return b.String()
 }
 
 // VertexConfig is what a restart may change about a vertex.
@@ -149,7 +261,7 @@ type Step struct {
 	N int
 	// Abort: the checkpoint is declined.
 	Abort bool
-	// Vertex and Subtask name the failing subtask (Fail): 0 source, 1 keyed.
+	// Vertex and Subtask name the failing subtask (Fail): 0 source, 1 keyed, 2+k stage k.
 	Vertex, Subtask int
 	// TM names the TaskManager (TMRestart, TMLoss).
 	TM int
@@ -164,6 +276,8 @@ type Step struct {
 // Change is what a stop-with-savepoint-and-restart changes.
 type Change struct {
 	Source, Keyed VertexConfig
+	// Stages are the new job's stages (all of them: a stage not listed is removed).
+	Stages []Stage
 	// DropSink removes the stateless sink operator; AddSink adds one.
 	DropSink, AddSink bool
 	// AllowNonRestoredState is the restore flag.
@@ -188,6 +302,7 @@ func (j Job) String() string {
 	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
 	fmt.Fprintf(&b, " tms=%d local-recovery=%t", j.TaskManagers, j.LocalRecovery)
 	fmt.Fprintf(&b, " source=%s keyed=%s", j.Source, j.Keyed)
+	b.WriteString(stagesString(j.Stages))
 	return b.String()
 }
 
@@ -234,7 +349,7 @@ func (s Step) String() string {
 		return "resume"
 	case Restart:
 		c := s.Change
-		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, c.Keyed)
+		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, c.Keyed) + stagesString(c.Stages)
 		if c.DropSink {
 			out += " drop-sink"
 		}

@@ -106,6 +106,11 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	if w.job.Broadcast && len(w.keyed) > 0 {
 		w.applied = int(w.keyed[0].rules[appliedRule])
 	}
+	// Stages: stateless, they take the max parallelism the model settled on.
+	w.stageMax = make([]int, len(w.job.Stages))
+	for k := range w.job.Stages {
+		w.stageMax[k] = a.Vertices[2+k].MaxParallelism
+	}
 	return nil
 }
 

@@ -18,9 +18,10 @@ type World struct {
 	epoch     int // job instance: a restart submits a new job (a new job ID and directory)
 	src       []*sourceTask
 	keyed     []*keyedTask
-	maxPar    int // the keyed vertex's max parallelism in force
-	srcMaxPar int // the source vertex's max parallelism in force
-	applied   int // broadcast updates applied
+	maxPar    int   // the keyed vertex's max parallelism in force
+	srcMaxPar int   // the source vertex's max parallelism in force
+	stageMax  []int // each stage's max parallelism in force
+	applied   int   // broadcast updates applied
 	fileSeq   int
 	// base is the oracle's: per split, the offset the keyed state counts records from (0 unless
 	// the keyed state was dropped by an allowNonRestoredState restore).
@@ -118,6 +119,10 @@ func (w *World) startFresh() {
 	w.epoch++
 	w.srcMaxPar, _ = configuredMaxPar(w.job.Source)
 	w.maxPar, _ = configuredMaxPar(w.job.Keyed)
+	w.stageMax = make([]int, len(w.job.Stages))
+	for k, st := range w.job.Stages {
+		w.stageMax[k], _ = configuredMaxPar(st.Config)
+	}
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
 	for i := range w.src {
 		w.src[i] = &sourceTask{offsets: map[int]int64{}}
@@ -177,14 +182,14 @@ func (w *World) step(i int, s Step) {
 		w.retained = s.N
 		w.tracef("%s -> ok (from the next JobManager start)", s)
 	case Fail:
-		w.tracef("%s -> %s", s, w.failover(i))
+		w.tracef("%s -> %s", s, w.failover(i, w.failedSubtask(s)))
 	case Restart:
 		w.tracef("%s -> %s", s, w.restart(i, s.Change))
 	case TMRestart:
-		w.tracef("%s -> %s", s, w.failover(i))
+		w.tracef("%s -> %s", s, w.failover(i, w.failedOn(s.TM)))
 	case TMLoss:
 		w.loseTM(s.TM)
-		w.tracef("%s -> %s", s, w.failover(i))
+		w.tracef("%s -> %s", s, w.failover(i, w.failedOn(s.TM)))
 	case JMFailover:
 		w.tracef("%s -> %s", s, w.jmFailover(i))
 	case Fault:

@@ -18,6 +18,10 @@ import (
 //	checkpoint
 //	restart source=p4/uid:source keyed=p8/uid:keyed allow-non-restored claim
 //
+// A job may add stateless stage vertices v2…v5 (see Stage), each as INPUT/EDGE/PARTITION/cCHAIN/
+// VERTEX, e.g. "v2=keyed/rebalance/blocking/c2/p3/uid:enrich"; a restart line lists the new job's
+// stages the same way (a stage it does not list is removed).
+//
 // Blank lines and lines starting with '#' are ignored, and so is everything from " -> " on, so a
 // printed trace (each step followed by " -> " and its outcome) parses back into the plan that
 // produced it. "seed" and "flink" are optional (seed 0, Flink 1.18).
@@ -127,7 +131,7 @@ func parseJob(tokens []string) (Job, error) {
 	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true,
 		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true}
 	for k := range m {
-		if !known[k] {
+		if !known[k] && !isStageKey(k) {
 			return Job{}, fmt.Errorf("unknown field %q", k)
 		}
 	}
@@ -179,7 +183,133 @@ func parseJob(tokens []string) (Job, error) {
 	if j.Keyed, err = parseVertex("keyed", m["keyed"]); err != nil {
 		return Job{}, err
 	}
+	if j.Stages, err = parseStages(m); err != nil {
+		return Job{}, err
+	}
+	if err := j.validate(); err != nil {
+		return Job{}, err
+	}
 	return j, nil
+}
+
+// isStageKey reports whether k names a stage vertex: v2, v3, ….
+func isStageKey(k string) bool {
+	n, err := strconv.Atoi(strings.TrimPrefix(k, "v"))
+	return strings.HasPrefix(k, "v") && err == nil && n >= 2
+}
+
+// parseStages parses the v2=…, v3=… arguments, which must be numbered without gaps.
+func parseStages(m map[string]string) ([]Stage, error) {
+	n := 0
+	for k := range m {
+		if isStageKey(k) {
+			n++
+		}
+	}
+	if n > MaxStages {
+		return nil, fmt.Errorf("%d stages: at most %d (six vertices in all)", n, MaxStages)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	stages := make([]Stage, n)
+	for k := range stages {
+		name := VertexName(2 + k)
+		v, ok := m[name]
+		if !ok {
+			return nil, fmt.Errorf("stages must be numbered v2…v%d without gaps: %s is missing", 1+n, name)
+		}
+		st, err := parseStage(name, 2+k, v)
+		if err != nil {
+			return nil, err
+		}
+		stages[k] = st
+	}
+	return stages, nil
+}
+
+// parseStage parses INPUT/EDGE/PARTITION/cCHAIN/VERTEX for stage vertex index v.
+func parseStage(name string, v int, s string) (Stage, error) {
+	parts := strings.SplitN(s, "/", 5)
+	if len(parts) < 5 {
+		return Stage{}, fmt.Errorf("%s=%q: want INPUT/EDGE/PARTITION/cCHAIN/VERTEX, e.g. %s=keyed/rebalance/blocking/c2/p4/uid:%s", name, s, name, name)
+	}
+	var st Stage
+	st.Input = -1
+	for u := range v {
+		if VertexName(u) == parts[0] {
+			st.Input = u
+		}
+	}
+	if st.Input < 0 {
+		return Stage{}, fmt.Errorf("%s=%q: input %q is not an earlier vertex (source, keyed or v2…v%d)", name, s, parts[0], v-1)
+	}
+	if st.Edge = EdgeKind(lookup(edgeNames, parts[1])); st.Edge == 0 {
+		return Stage{}, fmt.Errorf("%s=%q: edge %q: want forward, rebalance, hash or broadcast", name, s, parts[1])
+	}
+	switch parts[2] {
+	case "pipelined":
+	case "blocking":
+		st.Blocking = true
+	default:
+		return Stage{}, fmt.Errorf("%s=%q: partition %q: want pipelined or blocking", name, s, parts[2])
+	}
+	c, err := strconv.Atoi(strings.TrimPrefix(parts[3], "c"))
+	if !strings.HasPrefix(parts[3], "c") || err != nil || c < 1 || c > MaxChain {
+		return Stage{}, fmt.Errorf("%s=%q: chain %q: want c1, c2 or c3", name, s, parts[3])
+	}
+	st.Chain = c
+	if st.Config, err = parseVertex(name, parts[4]); err != nil {
+		return Stage{}, err
+	}
+	if st.Config.UIDHash != "" {
+		return Stage{}, fmt.Errorf("%s=%q: stages take no hash: (their operators are stateless)", name, s)
+	}
+	return st, nil
+}
+
+// validate checks what Flink checks when it builds the job graph: a forward edge joins vertices
+// of equal parallelism ("Forward partitioning does not allow change of parallelism"), and uids
+// are unique ("Hash collision on user-specified ID"). It also bounds the simulated shape.
+func (j Job) validate() error {
+	if len(j.Stages) > MaxStages {
+		return fmt.Errorf("%d stages: at most %d (six vertices in all)", len(j.Stages), MaxStages)
+	}
+	uids := map[string]string{j.Source.UID: "source"}
+	add := func(uid, vertex string) error {
+		if other, dup := uids[uid]; dup {
+			return fmt.Errorf("uid %q is used twice (%s and %s): Flink refuses a hash collision on a user-specified ID", uid, other, vertex)
+		}
+		uids[uid] = vertex
+		return nil
+	}
+	if err := add(j.Keyed.UID, "keyed"); err != nil {
+		return err
+	}
+	if j.Sink {
+		if err := add(sinkUID, "keyed"); err != nil {
+			return err
+		}
+	}
+	for k, st := range j.Stages {
+		v := 2 + k
+		if st.Input < 0 || st.Input >= v {
+			return fmt.Errorf("%s: input %d is not an earlier vertex", VertexName(v), st.Input)
+		}
+		if st.Chain < 1 || st.Chain > MaxChain {
+			return fmt.Errorf("%s: chain of %d operators: want 1..%d", VertexName(v), st.Chain, MaxChain)
+		}
+		if st.Edge == EdgeForward && st.Config.Parallelism != j.Parallelism(st.Input) {
+			return fmt.Errorf("%s: forward partitioning does not allow change of parallelism (%s p%d, %s p%d)",
+				VertexName(v), VertexName(st.Input), j.Parallelism(st.Input), VertexName(v), st.Config.Parallelism)
+		}
+		for _, uid := range st.OperatorUIDs() {
+			if err := add(uid, VertexName(v)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func lookup[K ~uint8](names map[K]string, s string) uint8 {
@@ -246,7 +376,7 @@ func parseStep(f []string) (Step, error) {
 		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim"},
 		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim"}, Rollback: {"n"}}[kind]
 	for k := range m {
-		ok := false
+		ok := kind == Restart && isStageKey(k)
 		for _, a := range allowed {
 			ok = ok || a == k
 		}
@@ -264,8 +394,8 @@ func parseStep(f []string) (Step, error) {
 	case Fail:
 		v, err1 := strconv.Atoi(m["vertex"])
 		t, err2 := strconv.Atoi(m["subtask"])
-		if err1 != nil || err2 != nil || v < 0 || v > 1 || t < 0 {
-			return Step{}, fmt.Errorf("want vertex=0|1 subtask=N")
+		if err1 != nil || err2 != nil || v < 0 || v > 1+MaxStages || t < 0 {
+			return Step{}, fmt.Errorf("want vertex=V subtask=N (V in 0..%d: 0 source, 1 keyed, 2… stages; N >= 0)", 1+MaxStages)
 		}
 		s.Vertex, s.Subtask = v, t
 	case Rollback:
@@ -292,6 +422,12 @@ func parseStep(f []string) (Step, error) {
 			return Step{}, err
 		}
 		if c.Keyed, err = parseVertex("keyed", m["keyed"]); err != nil {
+			return Step{}, err
+		}
+		if c.Stages, err = parseStages(m); err != nil {
+			return Step{}, err
+		}
+		if err := (Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages}).validate(); err != nil {
 			return Step{}, err
 		}
 		_, c.DropSink = m["drop-sink"]

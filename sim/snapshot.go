@@ -86,6 +86,18 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		}
 		md.Operators = append(md.Operators, sinkState)
 	}
+	// Stages: stateless tasks acknowledge a checkpoint without state. Flink 1.18's
+	// PendingCheckpoint still creates each operator's state (no subtask entries, at the vertex's
+	// parallelism and max parallelism); 1.10.1's records nothing for them.
+	for k, st := range w.job.Stages {
+		if !w.writesStatelessStates() {
+			break
+		}
+		for _, uid := range st.OperatorUIDs() {
+			md.Operators = append(md.Operators, model.OperatorState{OperatorID: model.OperatorIDFromUID(uid),
+				Parallelism: st.Config.Parallelism, MaxParallelism: w.stageMax[k]})
+		}
+	}
 	props := checkpointProperties(savepoint)
 	md.Properties = &props
 	if err := writeMetadata(w.fs, dir+"/"+model.MetadataFileName, md); err != nil {
@@ -93,6 +105,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	return md
 }
+
+// writesStatelessStates reports whether a snapshot lists the operators of stateless tasks.
+func (w *World) writesStatelessStates() bool { return w.plan.Version != model.Flink1101 }
 
 // vertices describes the running job's vertices to the model, as the JobGraph would.
 func jobVertices(j Job) []model.JobVertex {
@@ -109,9 +124,38 @@ func jobVertices(j Job) []model.JobVertex {
 	if j.Sink { // chains are listed tail-first: the sink (tail) before the keyed head
 		ops = []model.JobOperator{{ID: model.OperatorIDFromUID(sinkUID)}, keyedOp}
 	}
-	return []model.JobVertex{
+	vs := []model.JobVertex{
 		{Name: "source", Operators: []model.JobOperator{{ID: model.OperatorIDFromUID(j.Source.UID)}},
 			Parallelism: j.Source.Parallelism, MaxParallelism: srcMax, MaxParallelismConfigured: srcConf},
 		{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf},
 	}
+	for k, st := range j.Stages {
+		m, conf := configuredMaxPar(st.Config)
+		uids := st.OperatorUIDs()
+		ops := make([]model.JobOperator, len(uids))
+		for i, uid := range uids { // tail-first: the chain head (uids[0]) last
+			ops[len(uids)-1-i] = model.JobOperator{ID: model.OperatorIDFromUID(uid)}
+		}
+		vs = append(vs, model.JobVertex{Name: VertexName(2 + k), Operators: ops, Parallelism: st.Config.Parallelism,
+			MaxParallelism: m, MaxParallelismConfigured: conf})
+	}
+	return vs
+}
+
+// failoverTopology is the running job's graph as the scheduler sees it: the source feeds the
+// keyed vertex over a pipelined keyBy edge; each stage reads its input over its own edge.
+func failoverTopology(j Job) *model.FailoverTopology {
+	vs := make([]model.FailoverVertex, j.NumVertices())
+	for v := range vs {
+		vs[v] = model.FailoverVertex{Name: VertexName(v), Parallelism: j.Parallelism(v)}
+	}
+	es := []model.FailoverEdge{{Producer: 0, Consumer: 1, Type: model.PipelinedBounded, Pattern: model.AllToAll}}
+	for k, st := range j.Stages {
+		es = append(es, model.FailoverEdge{Producer: st.Input, Consumer: 2 + k, Type: st.PartitionType(), Pattern: st.Edge.Pattern()})
+	}
+	t, err := model.NewFailoverTopology(vs, es)
+	if err != nil {
+		panic("sim: internal error: " + err.Error())
+	}
+	return t
 }

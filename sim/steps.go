@@ -7,13 +7,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
 )
 
 // shape is the running job's shape, as the oracle records it at a snapshot.
 func (w *World) shape() jobShape {
-	return jobShape{sourceUID: w.job.Source.UID, keyedUID: w.job.Keyed.UID, sink: w.job.Sink,
+	sh := jobShape{sourceUID: w.job.Source.UID, keyedUID: w.job.Keyed.UID, sink: w.job.Sink,
 		srcPar: len(w.src), keyedPar: len(w.keyed), srcMax: w.srcMaxPar, keyedMax: w.maxPar}
+	if w.writesStatelessStates() {
+		for k, st := range w.job.Stages {
+			sh.stages = append(sh.stages, stageShape{uids: st.OperatorUIDs(), max: w.stageMax[k]})
+		}
+	}
+	return sh
 }
 
 // checkpoint triggers a checkpoint (or a savepoint) and returns the trace outcome.
@@ -86,15 +93,131 @@ func (w *World) checkRetainedFiles(step int) {
 	}
 }
 
-// failover restarts the failed subtask's region — with keyBy (all-to-all) edges the whole job is
-// one pipelined region — from the latest checkpoint, or from scratch when there is none.
-func (w *World) failover(step int) string {
-	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(jobVertices(w.job))
+// failover handles the failure of the given subtasks (one for a subtask failure, all of a
+// TaskManager's for its restart or loss). The scheduler restarts the pipelined regions the
+// model's RestartPipelinedRegionFailoverStrategy picks for each (SPEC §J.1), checked against the
+// oracle's own derivation. The source and the keyed vertex, joined by the all-to-all pipelined
+// keyBy edge, form one region: when the restart reaches it, the job's stateful part restores
+// from the latest checkpoint (or restarts from scratch without one). A restart confined to
+// stateless stages (behind a blocking edge) leaves the running state untouched.
+func (w *World) failover(step int, failed []slot) string {
+	if len(failed) == 0 {
+		return "no subtask there; nothing restarts"
+	}
+	topo := failoverTopology(w.job)
+	got := map[slot]bool{}
+	for _, f := range failed {
+		ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: f.vertex, Subtask: f.subtask}, model.FailoverState{})
+		if err != nil {
+			w.violate(step, InvRestartSet, fmt.Sprintf("regions to restart for %s[%d]: %v", VertexName(f.vertex), f.subtask, err), "")
+		}
+		for _, id := range ids {
+			got[slot{id.Vertex, id.Subtask}] = true
+		}
+	}
+	if want := expectedRestartSet(w.job, failed); !maps.Equal(want, got) {
+		w.violate(step, InvRestartSet, fmt.Sprintf("the failure restarts %d subtasks, want %d", len(got), len(want)),
+			cmp.Diff(describeSlots(want), describeSlots(got)))
+	}
+	if got[slot{0, 0}] || got[slot{1, 0}] || len(w.job.Stages) == 0 {
+		res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(jobVertices(w.job))
+		if err != nil {
+			w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
+			return "restore failed: " + firstLine(err)
+		}
+		return w.restoreInPlace(step, res, "")
+	}
+	return w.restartStages(step, got)
+}
+
+// restartStages restarts stateless stage subtasks in place: the model assigns the latest
+// checkpoint's state to every subtask of the involved vertices (RestoreLatestCheckpointedState-
+// ToSubtasks), which for stateless operators must be nothing.
+func (w *World) restartStages(step int, restart map[slot]bool) string {
+	all := jobVertices(w.job)
+	var involved []int
+	for v := 2; v < w.job.NumVertices(); v++ {
+		for i := range w.job.Parallelism(v) {
+			if restart[slot{v, i}] {
+				involved = append(involved, v)
+				break
+			}
+		}
+	}
+	vs := make([]model.JobVertex, len(involved))
+	for k, v := range involved {
+		vs[k] = all[v]
+	}
+	out := fmt.Sprintf("restarted %d stateless subtasks of %s", len(restart), vertexNames(involved))
+	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(vs)
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
-		return "restore failed: " + firstLine(err)
+		return out + "; restore failed: " + firstLine(err)
 	}
-	return w.restoreInPlace(step, res, "")
+	if !res.Restored() {
+		w.check(step, w.currentOffsets(), w.applied, false)
+		return out + " (no checkpoint); state untouched"
+	}
+	for k, v := range involved {
+		va := res.Assignment.Vertices[k]
+		for i, tr := range va.Subtasks {
+			if tr == nil || !restart[slot{v, i}] {
+				continue
+			}
+			for _, op := range tr.Operators {
+				if op.State.HasState() {
+					w.violate(step, InvStateless, fmt.Sprintf("%s[%d] restored with state for operator %s", VertexName(v), i, op.OperatorID), "")
+				}
+			}
+		}
+		if va.MaxParallelism != w.stageMax[v-2] {
+			// The latest checkpoint may come from another job shape (the one this job started from):
+			// a restart takes the max parallelism the model settles on again.
+			w.stageMax[v-2] = va.MaxParallelism
+		}
+	}
+	w.check(step, w.currentOffsets(), w.applied, false)
+	return fmt.Sprintf("%s from checkpoint %d; state untouched", out, res.Checkpoint.CheckpointID)
+}
+
+// failedOn lists the running job's subtasks on TaskManager tm.
+func (w *World) failedOn(tm int) []slot {
+	var out []slot
+	for v := range w.job.NumVertices() {
+		for i := range w.job.Parallelism(v) {
+			if s := (slot{v, i}); w.tmOf(s) == tm {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// failedSubtask is the subtask a Fail step names, modulo the running job's vertices and
+// parallelism (a generated plan guesses the job; a restart may have been refused).
+func (w *World) failedSubtask(s Step) []slot {
+	v := s.Vertex % w.job.NumVertices()
+	return []slot{{v, s.Subtask % w.job.Parallelism(v)}}
+}
+
+func vertexNames(vs []int) string {
+	names := make([]string, len(vs))
+	for k, v := range vs {
+		names[k] = VertexName(v)
+	}
+	return strings.Join(names, ", ")
+}
+
+// describeSlots renders a set of subtasks per vertex, for diffs.
+func describeSlots(set map[slot]bool) map[string][]int {
+	out := map[string][]int{}
+	for s := range set {
+		out[VertexName(s.vertex)] = append(out[VertexName(s.vertex)], s.subtask)
+	}
+	for _, v := range out {
+		slices.Sort(v)
+	}
+	return out
 }
 
 // restoreInPlace applies a failover's assignment to the running job (sticky slots: local copies
@@ -144,15 +267,19 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 // restart stops the job with a savepoint and submits the changed job restored from it. A refused
 // restore is checked against the oracle's reason and the old job is restored instead.
 func (w *World) restart(step int, c Change) string {
+	old := w.job
+	next := w.job
+	next.Source, next.Keyed, next.Stages = c.Source, c.Keyed, c.Stages
+	next.Sink = (old.Sink && !c.DropSink) || c.AddSink
+	if err := next.validate(); err != nil {
+		// Flink cannot build the new job graph: the user's submission fails before anything stops.
+		return "job not built (" + err.Error() + "); the old job keeps running"
+	}
 	id := w.co.nextID()
 	w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base), applied: w.applied, shape: w.shape()}
 	w.facts[id] = f
 
-	old := w.job
-	next := w.job
-	next.Source, next.Keyed = c.Source, c.Keyed
-	next.Sink = (old.Sink && !c.DropSink) || c.AddSink
 	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
 	switch {
 	case err == nil:
