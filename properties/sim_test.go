@@ -32,7 +32,51 @@ func drawJob(t *rapid.T) sim.Job {
 	j.Source = sim.VertexConfig{Parallelism: rapid.IntRange(1, 6).Draw(t, "source parallelism"), UID: "source"}
 	j.Keyed = sim.VertexConfig{Parallelism: rapid.IntRange(1, 12).Draw(t, "keyed parallelism"), UID: "keyed"}
 	j.Keyed.MaxParallelism = drawSimMaxPar(t, j.Keyed.Parallelism)
+	if rapid.Bool().Draw(t, "dag") {
+		j.Stages = drawStages(t, j, nil)
+	}
 	return j
+}
+
+// drawStages draws the stateless stage vertices of a job whose source and keyed vertex are
+// set: each old stage kept (rescaled, sometimes re-uid'd or with another max parallelism) or
+// dropped from the end, sometimes one added; forward stages follow their input's parallelism.
+func drawStages(t *rapid.T, j sim.Job, old []sim.Stage) []sim.Stage {
+	n := len(old)
+	if old == nil {
+		n = rapid.IntRange(1, sim.MaxStages).Draw(t, "stages")
+	} else if rapid.IntRange(0, 2).Draw(t, "stage count change") == 0 {
+		n = rapid.IntRange(0, sim.MaxStages).Draw(t, "new stage count")
+	}
+	var out []sim.Stage
+	for k := range n {
+		v := 2 + k
+		var st sim.Stage
+		if k < len(old) {
+			st = old[k]
+			if rapid.IntRange(0, 3).Draw(t, "re-uid stage") == 0 {
+				st.Config.UID = fmt.Sprintf("%s-r%d", sim.VertexName(v), rapid.IntRange(1, 3).Draw(t, "stage uid"))
+			}
+		} else {
+			st = sim.Stage{
+				Input:    rapid.IntRange(0, v-1).Draw(t, "stage input"),
+				Edge:     sim.EdgeKind(rapid.IntRange(1, 4).Draw(t, "stage edge")),
+				Blocking: rapid.Bool().Draw(t, "blocking"),
+				Chain:    rapid.IntRange(1, sim.MaxChain).Draw(t, "chain"),
+				Config:   sim.VertexConfig{UID: fmt.Sprintf("%s-%d", sim.VertexName(v), len(old))},
+			}
+		}
+		st.Config.Parallelism = rapid.IntRange(1, 6).Draw(t, "stage parallelism")
+		st.Config.MaxParallelism = drawSimMaxPar(t, st.Config.Parallelism)
+		if st.Edge == sim.EdgeForward {
+			st.Config.Parallelism = (sim.Job{Source: j.Source, Keyed: j.Keyed, Stages: out}).Parallelism(st.Input)
+			if st.Config.MaxParallelism != 0 && st.Config.MaxParallelism < st.Config.Parallelism {
+				st.Config.MaxParallelism = 0
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // drawSimMaxPar: 0 (Flink's default) or a configured value ≥ p, often not a multiple of p.
@@ -75,7 +119,7 @@ func (m *simModel) actions(maxSteps int) map[string]func(*rapid.T) {
 		"checkpoint-abort": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Checkpoint, Abort: true}) }),
 		"savepoint":        guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Savepoint}) }),
 		"fail": guard(func(t *rapid.T) {
-			v := rapid.IntRange(0, 1).Draw(t, "vertex")
+			v := rapid.IntRange(0, m.cur.NumVertices()-1).Draw(t, "vertex")
 			m.add(sim.Step{Kind: sim.Fail, Vertex: v, Subtask: rapid.IntRange(0, 3).Draw(t, "subtask")})
 		}),
 		"fail-during-checkpoint": guard(func(t *rapid.T) {
@@ -140,11 +184,14 @@ func (m *simModel) restart(t *rapid.T) {
 	} else {
 		c.AddSink = rapid.IntRange(0, 3).Draw(t, "add sink") == 0
 	}
+	if m.cur.Stages != nil {
+		c.Stages = drawStages(t, sim.Job{Source: c.Source, Keyed: c.Keyed}, m.cur.Stages)
+	}
 	m.add(sim.Step{Kind: sim.Restart, Change: c})
 	// The generator's guess of the running job (as sim.Generate guesses it).
 	if (c.Keyed.UID == m.cur.Keyed.UID || c.Keyed.UIDHash != "" || c.AllowNonRestoredState) &&
 		(c.Keyed.MaxParallelism == m.cur.Keyed.MaxParallelism || c.Keyed.MaxParallelism == 0 || m.cur.Keyed.MaxParallelism == 0) {
-		m.cur.Source, m.cur.Keyed = c.Source, c.Keyed
+		m.cur.Source, m.cur.Keyed, m.cur.Stages = c.Source, c.Keyed, c.Stages
 		m.cur.Sink = (m.cur.Sink && !c.DropSink) || c.AddSink
 	}
 }
@@ -186,6 +233,7 @@ var simCoverage = map[string]float64{
 	"fault-delete-file": 0.1, "fault-truncate-metadata": 0.1, "fault-delete-metadata": 0.1,
 	"checkpoint": 0.3, "fail": 0.2, "restart": 0.2, "resume": 0.1, "jm-failover": 0.1, "tm-loss": 0.1,
 	"max-parallelism-changed": 0.04, "re-uid": 0.04, "operator-added": 0.04, "operator-removed": 0.04, "rollback": 0.1,
+	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05,
 }
 
 // TestSimulatorStateMachine is a state-machine test over the simulator: rapid draws a job and

@@ -186,7 +186,7 @@ func parseJob(tokens []string) (Job, error) {
 	if j.Stages, err = parseStages(m); err != nil {
 		return Job{}, err
 	}
-	if err := j.validate(); err != nil {
+	if err := j.Validate(); err != nil {
 		return Job{}, err
 	}
 	return j, nil
@@ -268,10 +268,10 @@ func parseStage(name string, v int, s string) (Stage, error) {
 	return st, nil
 }
 
-// validate checks what Flink checks when it builds the job graph: a forward edge joins vertices
+// Validate checks what Flink checks when it builds the job graph: a forward edge joins vertices
 // of equal parallelism ("Forward partitioning does not allow change of parallelism"), and uids
 // are unique ("Hash collision on user-specified ID"). It also bounds the simulated shape.
-func (j Job) validate() error {
+func (j Job) Validate() error {
 	if len(j.Stages) > MaxStages {
 		return fmt.Errorf("%d stages: at most %d (six vertices in all)", len(j.Stages), MaxStages)
 	}
@@ -427,7 +427,7 @@ func parseStep(f []string) (Step, error) {
 		if c.Stages, err = parseStages(m); err != nil {
 			return Step{}, err
 		}
-		if err := (Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages}).validate(); err != nil {
+		if err := (Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages}).Validate(); err != nil {
 			return Step{}, err
 		}
 		_, c.DropSink = m["drop-sink"]

@@ -148,7 +148,11 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 	for k, v := range involved {
 		vs[k] = all[v]
 	}
-	out := fmt.Sprintf("restarted %d stateless subtasks of %s", len(restart), vertexNames(involved))
+	noun := "subtasks"
+	if len(restart) == 1 {
+		noun = "subtask"
+	}
+	out := fmt.Sprintf("restarted %d stateless %s of %s", len(restart), noun, vertexNames(involved))
 	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(vs)
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
@@ -271,7 +275,7 @@ func (w *World) restart(step int, c Change) string {
 	next := w.job
 	next.Source, next.Keyed, next.Stages = c.Source, c.Keyed, c.Stages
 	next.Sink = (old.Sink && !c.DropSink) || c.AddSink
-	if err := next.validate(); err != nil {
+	if err := next.Validate(); err != nil {
 		// Flink cannot build the new job graph: the user's submission fails before anything stops.
 		return "job not built (" + err.Error() + "); the old job keeps running"
 	}
