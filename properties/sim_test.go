@@ -65,6 +65,9 @@ func drawStages(t *rapid.T, j sim.Job, old []sim.Stage) []sim.Stage {
 				Chain:    rapid.IntRange(1, sim.MaxChain).Draw(t, "chain"),
 				Config:   sim.VertexConfig{UID: fmt.Sprintf("%s-%d", sim.VertexName(v), len(old))},
 			}
+			if (st.Input < 2 || out[st.Input-2].Keyed) && rapid.IntRange(0, 2).Draw(t, "keyed stage") == 0 {
+				st.Keyed, st.Edge, st.Blocking = true, sim.EdgeHash, false
+			}
 		}
 		st.Config.Parallelism = rapid.IntRange(1, 6).Draw(t, "stage parallelism")
 		st.Config.MaxParallelism = drawSimMaxPar(t, st.Config.Parallelism)
@@ -189,8 +192,14 @@ func (m *simModel) restart(t *rapid.T) {
 	}
 	m.add(sim.Step{Kind: sim.Restart, Change: c})
 	// The generator's guess of the running job (as sim.Generate guesses it).
-	if (c.Keyed.UID == m.cur.Keyed.UID || c.Keyed.UIDHash != "" || c.AllowNonRestoredState) &&
-		(c.Keyed.MaxParallelism == m.cur.Keyed.MaxParallelism || c.Keyed.MaxParallelism == 0 || m.cur.Keyed.MaxParallelism == 0) {
+	ok := (c.Keyed.UID == m.cur.Keyed.UID || c.Keyed.UIDHash != "" || c.AllowNonRestoredState) &&
+		(c.Keyed.MaxParallelism == m.cur.Keyed.MaxParallelism || c.Keyed.MaxParallelism == 0 || m.cur.Keyed.MaxParallelism == 0)
+	for k, st := range m.cur.Stages { // a keyed stage re-uid'd or removed needs allowNonRestoredState
+		if st.Keyed && !c.AllowNonRestoredState && (k >= len(c.Stages) || c.Stages[k].Config.UID != st.Config.UID) {
+			ok = false
+		}
+	}
+	if ok {
 		m.cur.Source, m.cur.Keyed, m.cur.Stages = c.Source, c.Keyed, c.Stages
 		m.cur.Sink = (m.cur.Sink && !c.DropSink) || c.AddSink
 	}
@@ -233,7 +242,7 @@ var simCoverage = map[string]float64{
 	"fault-delete-file": 0.1, "fault-truncate-metadata": 0.1, "fault-delete-metadata": 0.1,
 	"checkpoint": 0.3, "fail": 0.2, "restart": 0.2, "resume": 0.1, "jm-failover": 0.1, "tm-loss": 0.1,
 	"max-parallelism-changed": 0.04, "re-uid": 0.04, "operator-added": 0.04, "operator-removed": 0.04, "rollback": 0.1,
-	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05,
+	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05, "state-keyed-stage": 0.1,
 }
 
 // TestSimulatorStateMachine is a state-machine test over the simulator: rapid draws a job and

@@ -14,10 +14,12 @@ type jobShape struct {
 	stages              []stageShape
 }
 
-// stageShape is a stateless stage at a snapshot: its operators' uids and its max parallelism.
+// stageShape is a stage at a snapshot: its operators' uids, its max parallelism, and whether it
+// is keyed (its operator states then have subtask entries, the head's holding keyed state).
 type stageShape struct {
-	uids []string
-	max  int
+	uids  []string
+	max   int
+	keyed bool
 }
 
 // expectation is the oracle's verdict on a restore, from Flink's documented rules (SPEC §F–§G
@@ -28,6 +30,7 @@ type expectation struct {
 	reason     error // when refused
 	keyedMax   int   // when accepted
 	keyedState bool  // keyed operator's state restored (else dropped)
+	stageMax   []int // when accepted: each stage's max parallelism
 	viaUIDHash bool  // the keyed state is matched only through setUidHash
 	// staleUIDHash: the keyed state is matched by the generated ID while a setUidHash points
 	// elsewhere (1.10.1 then ignores the state: FLINK-13973).
@@ -89,16 +92,30 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	if sinkMatched && keyedConfigured && keyedMax != old.keyedMax {
 		return refuse(model.ErrMaxParallelismMismatch, "sink max parallelism changed")
 	}
-	// Stages' operators (after the sink in the metadata): a stateless operator's state has no
-	// subtask entries, so one without an operator is skipped silently; one with an operator must
-	// agree on max parallelism unless the vertex may adopt the stored one (not configured).
-	stageOld := stageStates(old, j)
+	// Stages' operators (after the sink in the metadata): a state with an operator must agree on
+	// max parallelism unless the vertex may adopt the stored one (not configured); one without is
+	// refused if it holds state (a keyed stage's head) and allowNonRestoredState is off, else
+	// skipped (a stateless operator's, or a chained operator's empty entries).
+	newStage := map[string]int{}
 	for k, st := range j.Stages {
-		m, configured := configuredMaxPar(st.Config)
-		for _, mOld := range stageOld[k] {
-			if m != mOld && configured {
+		for _, uid := range st.OperatorUIDs() {
+			newStage[uid] = k
+		}
+	}
+	matched := make([][]stageShape, len(j.Stages)) // per new stage, the stored stages it matches
+	for _, os := range old.stages {
+		for u, uid := range os.uids {
+			k, ok := newStage[uid]
+			if !ok {
+				if os.keyed && u == 0 && !allowNonRestored {
+					return refuse(model.ErrNonRestoredState, "keyed stage state has no operator")
+				}
+				continue
+			}
+			if m, configured := configuredMaxPar(j.Stages[k].Config); configured && m != os.max {
 				return refuse(model.ErrMaxParallelismMismatch, "stage max parallelism changed")
 			}
+			matched[k] = append(matched[k], os)
 		}
 	}
 	// Assignment (§F): parallelism preconditions, vertex by vertex.
@@ -108,32 +125,27 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	if (keyedMatched || sinkMatched) && old.keyedMax < j.Keyed.Parallelism {
 		return refuse(model.ErrMaxParallelismBelowNewParallelism, "keyed parallelism above its max parallelism")
 	}
-	// A stage vertex is repartitioned (and its preconditions checked) only when one of its
-	// operator states has a subtask entry: never for stateless operators (SPEC §F.1 step 3).
+	// A stage vertex is repartitioned (and its preconditions checked, its max parallelism adopted)
+	// only when one of its operator states has a subtask entry, i.e. comes from a keyed stage;
+	// never for stateless operators (SPEC §F.1 step 3, §F.2).
+	stageMax := make([]int, len(j.Stages))
+	for k, st := range j.Stages {
+		stageMax[k], _ = configuredMaxPar(st.Config)
+		for _, os := range matched[k] {
+			if !os.keyed {
+				continue
+			}
+			if os.max < st.Config.Parallelism {
+				return refuse(model.ErrMaxParallelismBelowNewParallelism, "stage parallelism above its max parallelism")
+			}
+			stageMax[k] = os.max
+		}
+	}
 	e := expectation{accept: true, keyedMax: keyedMax, keyedState: keyedMatched, viaUIDHash: byHash && !byGen,
 		staleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
 	if keyedMatched || sinkMatched {
 		e.keyedMax = old.keyedMax // adopted (or equal when configured)
 	}
+	e.stageMax = stageMax
 	return e
-}
-
-// stageStates lists, per stage of job j, the max parallelisms of the snapshot's stage operator
-// states that one of its operators matches (by uid: stage operators have no setUidHash).
-func stageStates(old jobShape, j Job) [][]int {
-	stored := map[string]int{}
-	for _, st := range old.stages {
-		for _, uid := range st.uids {
-			stored[uid] = st.max
-		}
-	}
-	out := make([][]int, len(j.Stages))
-	for k, st := range j.Stages {
-		for _, uid := range st.OperatorUIDs() {
-			if m, ok := stored[uid]; ok {
-				out[k] = append(out[k], m)
-			}
-		}
-	}
-	return out
 }

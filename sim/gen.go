@@ -96,6 +96,10 @@ func drawMaxParallelism(r *rand.Rand, p int) int {
 func drawStage(r *rand.Rand, j Job, v int) Stage {
 	st := Stage{Input: r.IntN(v), Edge: EdgeKind(1 + r.IntN(4)), Blocking: r.IntN(3) == 0, Chain: 1 + r.IntN(MaxChain)}
 	st.Config = VertexConfig{Parallelism: drawParallelism(r), UID: VertexName(v)}
+	// A third of the stages that can be keyed (reading the stateful region) are: keyBy a derived key.
+	if (st.Input < 2 || j.Stages[st.Input-2].Keyed) && r.IntN(3) == 0 {
+		st.Keyed, st.Edge, st.Blocking = true, EdgeHash, false
+	}
 	if st.Edge == EdgeForward {
 		st.Config.Parallelism = j.Parallelism(st.Input)
 	}
@@ -224,6 +228,11 @@ func (c Change) valid(old VertexConfig, stages []Stage) bool {
 	for k, st := range c.Stages {
 		if k < len(stages) && st.Config.UID == stages[k].Config.UID && st.Config.MaxParallelism != 0 &&
 			st.Config.MaxParallelism != stages[k].Config.MaxParallelism {
+			return false
+		}
+	}
+	for k, st := range stages { // a keyed stage's state needs its operator, or allowNonRestoredState
+		if st.Keyed && !c.AllowNonRestoredState && (k >= len(c.Stages) || c.Stages[k].Config.UID != st.Config.UID) {
 			return false
 		}
 	}

@@ -51,6 +51,13 @@ func recordAt(seed uint64, j *Job, split int, offset int64) record {
 	return record{key: k, value: int64(1 + mix64(h)%100)}
 }
 
+// derivedKey is the key keyed stages key a record with key index k by: k modulo DerivedKeys, a
+// java.lang.Integer (its display form and hashCode).
+func derivedKey(k int) (string, int32) {
+	d := int32(k % DerivedKeys)
+	return strconv.Itoa(int(d)), model.JavaIntHash(d)
+}
+
 // keyOf renders key index k as the job's key value (its display form) and its Java hashCode.
 func keyOf(t KeyType, k int) (string, int32) {
 	switch t {

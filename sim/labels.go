@@ -131,6 +131,9 @@ func dagLabels(set map[string]bool, j Job) {
 			set["partition-pipelined"] = true
 		}
 		set[fmt.Sprintf("stage-chain-%d", st.Chain)] = true
+		if st.Keyed {
+			set["state-keyed-stage"] = true
+		}
 	}
 }
 

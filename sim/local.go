@@ -70,12 +70,29 @@ func (w *World) storeLocal(md model.CheckpointMetadata) {
 	if w.local == nil {
 		w.local = map[slot]localStore{}
 	}
-	for v, opIdx := range [][]int{{0}, w.keyedOperatorIndexes()} {
-		p := len(w.src)
-		if v == 1 {
-			p = len(w.keyed)
+	type vertexOps struct {
+		v, p  int
+		opIdx []int // the vertex's operators' positions in the metadata
+	}
+	vertices := []vertexOps{{0, len(w.src), []int{0}}, {1, len(w.keyed), w.keyedOperatorIndexes()}}
+	for k, st := range w.job.Stages {
+		if !st.Keyed {
+			continue // stateless: nothing to keep
 		}
-		for i := range p {
+		vo := vertexOps{v: 2 + k, p: st.Config.Parallelism}
+		for _, uid := range st.OperatorUIDs() {
+			id := model.OperatorIDFromUID(uid)
+			for n := range md.Operators {
+				if md.Operators[n].OperatorID == id {
+					vo.opIdx = append(vo.opIdx, n)
+				}
+			}
+		}
+		vertices = append(vertices, vo)
+	}
+	for _, vo := range vertices {
+		v, opIdx := vo.v, vo.opIdx
+		for i := range vo.p {
 			s := slot{v, i}
 			snap := &model.TaskLocalSnapshot{CheckpointID: md.CheckpointID}
 			for _, k := range opIdx {

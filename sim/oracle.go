@@ -61,8 +61,10 @@ type snapshotFacts struct {
 	claimed bool
 	offsets map[int]int64 // split → next offset
 	base    map[int]int64 // split → offset the keyed state counts from (0, or where it was dropped)
-	applied int           // broadcast updates applied
-	shape   jobShape
+	// stageBase: per keyed stage (by head uid), the offsets its keyed state counts from.
+	stageBase map[string]map[int]int64
+	applied   int // broadcast updates applied
+	shape     jobShape
 }
 
 // oracleKeyGroup is the oracle's own key-group computation: MurmurHash3_x86_32 (the library)
@@ -106,31 +108,47 @@ type foldCache struct {
 
 // expectedKeyed folds the input log from base up to offsets: key → (sum, count).
 func (w *World) expectedKeyed(offsets map[int]int64) map[string][2]int64 {
-	c := &w.fold
+	return w.foldLog(&w.fold, w.base, offsets, func(k int) string {
+		name, _ := keyOf(w.job.KeyType, k)
+		return name
+	})
+}
+
+// expectedDerived folds the input log for keyed stage k: derived key → (sum, count).
+func (w *World) expectedDerived(k int, offsets map[int]int64) map[string][2]int64 {
+	return w.foldLog(&w.stageFold[k], w.stageBase[k], offsets, func(k int) string {
+		name, _ := derivedKey(k)
+		return name
+	})
+}
+
+// foldLog folds the records from base up to offsets by the key name(k) of their key index,
+// reusing c when it holds the fold of a prefix from the same base.
+func (w *World) foldLog(c *foldCache, base, offsets map[int]int64, name func(k int) string) map[string][2]int64 {
 	if len(c.names) != w.job.NumKeys {
 		*c = foldCache{names: make([]string, w.job.NumKeys)}
 	}
 	from := c.offsets
-	if c.state == nil || !maps.Equal(c.base, w.base) || !covers(offsets, c.offsets) {
+	if c.state == nil || !maps.Equal(c.base, base) || !covers(offsets, c.offsets) {
 		c.state, from = map[string][2]int64{}, nil
-		c.base = maps.Clone(w.base)
+		c.base = maps.Clone(base)
 	}
 	for split, off := range offsets {
-		start := w.base[split]
+		start := base[split]
 		if o, ok := from[split]; ok {
 			start = max(start, o)
 		}
 		for o := start; o < off; o++ {
 			r := recordAt(w.plan.Seed, &w.job, split, o)
-			name := c.names[r.key]
-			if name == "" {
-				name, _ = keyOf(w.job.KeyType, r.key)
-				c.names[r.key] = name
+			n := c.names[r.key]
+			if n == "" {
+				n = name(r.key)
+				c.names[r.key] = n
 			}
-			v := c.state[name]
+			v := c.state[n]
 			v[0] += r.value
 			v[1]++
-			c.state[name] = v
+			c.state[n] = v
 		}
 	}
 	c.offsets = maps.Clone(offsets)
@@ -196,36 +214,11 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 		}
 	}
 	// Keyed state: every key once, on the subtask owning its key group, with the expected value.
-	exp := w.expectedKeyed(want)
-	owner := map[string]int{}
-	gotKeyed := map[string][2]int64{}
-	reported := 0
-	for i, t := range w.keyed {
-		for _, k := range slices.Sorted(maps.Keys(t.values)) { // sorted: what is reported must not depend on map order
-			e := t.values[k]
-			if prev, dup := owner[k]; dup {
-				if reported < 3 {
-					w.violate(step, InvKeyedState, fmt.Sprintf("key %q held by subtasks %d and %d", k, prev, i), "")
-				}
-				reported++
-			}
-			owner[k] = i
-			want := oracleOwner(oracleKeyGroup(e.hash, w.maxPar), w.maxPar, len(w.keyed))
-			if want != i {
-				if reported < 3 {
-					w.violate(step, InvKeyOwner, fmt.Sprintf("key %q (key group %d of %d) is on subtask %d, routing sends it to %d", k, oracleKeyGroup(e.hash, w.maxPar), w.maxPar, i, want), "")
-				}
-				reported++
-			}
-			c := e.count
-			if !w.job.RawKeyed {
-				c = exp[k][1] // raw keyed state is not kept: compare sums only
-			}
-			gotKeyed[k] = [2]int64{e.sum, c}
+	w.checkKeyed(step, "", w.keyed, w.maxPar, w.expectedKeyed(want), w.job.RawKeyed)
+	for k, ts := range w.stageKeyed {
+		if ts != nil {
+			w.checkKeyed(step, VertexName(2+k)+" ", ts, w.stageMax[k], w.expectedDerived(k, want), false)
 		}
-	}
-	if !maps.Equal(exp, gotKeyed) { // cmp.Diff only to explain a difference: it is slow
-		w.violate(step, InvKeyedState, fmt.Sprintf("keyed state differs from the input log up to the source offsets (%d keys expected, %d held)", len(exp), len(gotKeyed)), cmp.Diff(exp, gotKeyed))
 	}
 	// Broadcast: identical everywhere and equal to the expected map.
 	if w.job.Broadcast {
@@ -236,6 +229,42 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 				break
 			}
 		}
+	}
+}
+
+// checkKeyed checks a keyed vertex's subtasks (prefix names it in messages, "" for the keyed
+// vertex): every key once, on the subtask owning its key group at maxPar, with the expected
+// (sum, count) — the count only when counts are kept (raw keyed state).
+func (w *World) checkKeyed(step int, prefix string, tasks []*keyedTask, maxPar int, exp map[string][2]int64, counts bool) {
+	owner := map[string]int{}
+	gotKeyed := map[string][2]int64{}
+	reported := 0
+	for i, t := range tasks {
+		for _, k := range slices.Sorted(maps.Keys(t.values)) { // sorted: what is reported must not depend on map order
+			e := t.values[k]
+			if prev, dup := owner[k]; dup {
+				if reported < 3 {
+					w.violate(step, InvKeyedState, fmt.Sprintf("%skey %q held by subtasks %d and %d", prefix, k, prev, i), "")
+				}
+				reported++
+			}
+			owner[k] = i
+			want := oracleOwner(oracleKeyGroup(e.hash, maxPar), maxPar, len(tasks))
+			if want != i {
+				if reported < 3 {
+					w.violate(step, InvKeyOwner, fmt.Sprintf("%skey %q (key group %d of %d) is on subtask %d, routing sends it to %d", prefix, k, oracleKeyGroup(e.hash, maxPar), maxPar, i, want), "")
+				}
+				reported++
+			}
+			c := e.count
+			if !counts {
+				c = exp[k][1] // raw keyed state is not kept: compare sums only
+			}
+			gotKeyed[k] = [2]int64{e.sum, c}
+		}
+	}
+	if !maps.Equal(exp, gotKeyed) { // cmp.Diff only to explain a difference: it is slow
+		w.violate(step, InvKeyedState, fmt.Sprintf("%skeyed state differs from the input log up to the source offsets (%d keys expected, %d held)", prefix, len(exp), len(gotKeyed)), cmp.Diff(exp, gotKeyed))
 	}
 }
 

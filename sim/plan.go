@@ -109,20 +109,32 @@ const MaxStages = 4
 // MaxChain bounds a stage's chain length.
 const MaxChain = 3
 
-// Stage is a stateless job vertex: a chain of Chain operators (1..MaxChain) reading the output of
-// vertex Input (0 source, 1 keyed, 2+k stage k, always an earlier one) over an edge of kind Edge,
-// through a PIPELINED_BOUNDED result partition (Flink's streaming default) or, with Blocking, a
-// BLOCKING one. Blocking partitions separate pipelined regions, so a failure behind one restarts
-// only its region (SPEC §J.1). The chain head's uid is Config.UID, the k-th chained operator's
-// Config.UID + "-k" (k ≥ 2); a stateless operator's snapshot is an operator state with no subtask
-// entries, at the vertex's parallelism and max parallelism.
+// Stage is a job vertex after the source and the keyed vertex: a chain of Chain operators
+// (1..MaxChain) reading the output of vertex Input (0 source, 1 keyed, 2+k stage k, always an
+// earlier one) over an edge of kind Edge, through a PIPELINED_BOUNDED result partition (Flink's
+// streaming default) or, with Blocking, a BLOCKING one. Blocking partitions separate pipelined
+// regions, so a failure behind one restarts only its region (SPEC §J.1). The chain head's uid is
+// Config.UID, the k-th chained operator's Config.UID + "-k" (k ≥ 2).
+//
+// A stateless stage's snapshot is an operator state per operator with no subtask entries, at the
+// vertex's parallelism and max parallelism. A Keyed stage is keyed by a derived key (the record's
+// key index modulo DerivedKeys, a java.lang.Integer) and its head keeps a managed keyed value
+// state per derived key, the sum of the values (snapshotted like the keyed vertex's, full or
+// incremental); its chained operators are stateless. A keyed stage reads a vertex of the stateful
+// region (the source, the keyed vertex or another keyed stage) over a pipelined hash edge, so it
+// always restarts with that region: a keyed stage behind a blocking edge would restore its state
+// while its upstream kept running.
 type Stage struct {
 	Input    int
 	Edge     EdgeKind
 	Blocking bool
 	Chain    int
+	Keyed    bool
 	Config   VertexConfig
 }
+
+// DerivedKeys is the number of derived keys keyed stages are keyed by.
+const DerivedKeys = 61
 
 // PartitionType is the stage's input result partition type.
 func (s Stage) PartitionType() model.ResultPartitionType {
@@ -166,13 +178,17 @@ func (j Job) Parallelism(v int) int {
 	return j.Stages[v-2].Config.Parallelism
 }
 
-// String renders a stage as its job-line value: INPUT/EDGE/PARTITION/cCHAIN/VERTEX.
+// String renders a stage as its job-line value: INPUT/EDGE/PARTITION/cCHAIN[/keyed]/VERTEX.
 func (s Stage) String() string {
 	part := "pipelined"
 	if s.Blocking {
 		part = "blocking"
 	}
-	return fmt.Sprintf("%s/%s/%s/c%d/%s", VertexName(s.Input), s.Edge, part, s.Chain, s.Config)
+	state := ""
+	if s.Keyed {
+		state = "/keyed"
+	}
+	return fmt.Sprintf("%s/%s/%s/c%d%s/%s", VertexName(s.Input), s.Edge, part, s.Chain, state, s.Config)
 }
 
 // stagesString renders stages as " v2=… v3=…" (empty without stages).

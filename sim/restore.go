@@ -106,10 +106,31 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	if w.job.Broadcast && len(w.keyed) > 0 {
 		w.applied = int(w.keyed[0].rules[appliedRule])
 	}
-	// Stages: stateless, they take the max parallelism the model settled on.
+	// Stages take the max parallelism the model settled on; keyed stages read their head's keyed
+	// state like the keyed vertex.
 	w.stageMax = make([]int, len(w.job.Stages))
-	for k := range w.job.Stages {
-		w.stageMax[k] = a.Vertices[2+k].MaxParallelism
+	w.stageKeyed = make([][]*keyedTask, len(w.job.Stages))
+	w.stageFold = make([]foldCache, len(w.job.Stages))
+	for k, st := range w.job.Stages {
+		va := a.Vertices[2+k]
+		w.stageMax[k] = va.MaxParallelism
+		if !st.Keyed {
+			continue
+		}
+		w.stageKeyed[k] = w.newStageTasks(k, w.stageMax[k])
+		head := model.OperatorIDFromUID(st.Config.UID)
+		for i, t := range w.stageKeyed[k] {
+			p, ok := w.alternatives(2+k, i, va.Subtasks[i])[head]
+			if !ok {
+				continue
+			}
+			err := w.tryAlternatives(len(p.ManagedKeyed), func(n int) error {
+				return w.restoreKeyed(t, p.ManagedKeyed[n], false, failover)
+			})
+			if err != nil {
+				return fmt.Errorf("%s subtask %d: %w", VertexName(2+k), i, err)
+			}
+		}
 	}
 	return nil
 }
@@ -238,7 +259,7 @@ func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw
 		seen[e.Key] = true
 		x := t.values[e.Key]
 		if x == nil {
-			x = &entry{hash: hashOfKey(w.job.KeyType, e.Key)}
+			x = &entry{hash: hashOfKey(t.keyType, e.Key)}
 			t.values[e.Key] = x
 		}
 		if raw {

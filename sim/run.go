@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -21,8 +22,13 @@ type World struct {
 	maxPar    int   // the keyed vertex's max parallelism in force
 	srcMaxPar int   // the source vertex's max parallelism in force
 	stageMax  []int // each stage's max parallelism in force
-	applied   int   // broadcast updates applied
-	fileSeq   int
+	// Keyed stages: per stage its subtasks (nil for a stateless stage), the offsets its keyed
+	// state counts from (as base) and the oracle's fold cache.
+	stageKeyed [][]*keyedTask
+	stageBase  []map[int]int64
+	stageFold  []foldCache
+	applied    int // broadcast updates applied
+	fileSeq    int
 	// base is the oracle's: per split, the offset the keyed state counts records from (0 unless
 	// the keyed state was dropped by an allowNonRestoredState restore).
 	base map[int]int64
@@ -120,8 +126,15 @@ func (w *World) startFresh() {
 	w.srcMaxPar, _ = configuredMaxPar(w.job.Source)
 	w.maxPar, _ = configuredMaxPar(w.job.Keyed)
 	w.stageMax = make([]int, len(w.job.Stages))
+	w.stageKeyed = make([][]*keyedTask, len(w.job.Stages))
+	w.stageBase = make([]map[int]int64, len(w.job.Stages))
+	w.stageFold = make([]foldCache, len(w.job.Stages))
 	for k, st := range w.job.Stages {
 		w.stageMax[k], _ = configuredMaxPar(st.Config)
+		w.stageBase[k] = map[int]int64{}
+		if st.Keyed {
+			w.stageKeyed[k] = w.newStageTasks(k, w.stageMax[k])
+		}
 	}
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
 	for i := range w.src {
@@ -135,14 +148,23 @@ func (w *World) startFresh() {
 }
 
 func (w *World) newKeyedTasks(p, maxPar int) []*keyedTask {
+	return w.keyedTasks("keyed", p, maxPar, w.job.KeyType, w.job.Broadcast)
+}
+
+// newStageTasks creates keyed stage k's subtasks at max parallelism maxPar, empty.
+func (w *World) newStageTasks(k, maxPar int) []*keyedTask {
+	return w.keyedTasks(VertexName(2+k), w.job.Stages[k].Config.Parallelism, maxPar, KeyInt, false)
+}
+
+func (w *World) keyedTasks(vertex string, p, maxPar int, keyType KeyType, broadcast bool) []*keyedTask {
 	ts := make([]*keyedTask, p)
 	for i := range ts {
 		r, err := model.ComputeKeyGroupRangeForOperatorIndex(maxPar, p, i)
 		if err != nil {
 			panic("sim: internal error: " + err.Error())
 		}
-		ts[i] = newKeyedTask(i, r, w.job.Broadcast, backendIDFor(w.epoch, i))
-		if w.job.Broadcast {
+		ts[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, i))
+		if broadcast {
 			ts[i].rules[appliedRule] = 0
 		}
 	}
@@ -225,8 +247,37 @@ func (w *World) process(n int) {
 			e.sum += r.value
 			e.count++
 			dst.dirty[model.ComputeKeyGroupForKeyHash(hash, w.maxPar)] = true
+			for k, ts := range w.stageKeyed { // keyed stages: by the derived key
+				if ts != nil {
+					d, dh := derivedKey(r.key)
+					w.stageAdd(ts, w.stageMax[k], d, dh, r.value)
+				}
+			}
 		}
 	}
+}
+
+// stageAdd adds value to key's state on the keyed stage subtask routing picks.
+func (w *World) stageAdd(ts []*keyedTask, maxPar int, key string, hash int32, value int64) {
+	dst := ts[model.AssignKeyToParallelOperator(hash, maxPar, len(ts))]
+	e := dst.values[key]
+	if e == nil {
+		e = &entry{hash: hash}
+		dst.values[key] = e
+	}
+	e.sum += value
+	e.count++
+	dst.dirty[model.ComputeKeyGroupForKeyHash(hash, maxPar)] = true
+}
+
+// allKeyedTasks lists the subtasks holding keyed state: the keyed vertex's, then the keyed
+// stages'.
+func (w *World) allKeyedTasks() []*keyedTask {
+	out := slices.Clone(w.keyed)
+	for _, ts := range w.stageKeyed {
+		out = append(out, ts...)
+	}
+	return out
 }
 
 // broadcast applies n rule updates to every keyed subtask.

@@ -18,9 +18,10 @@ import (
 //	checkpoint
 //	restart source=p4/uid:source keyed=p8/uid:keyed allow-non-restored claim
 //
-// A job may add stateless stage vertices v2…v5 (see Stage), each as INPUT/EDGE/PARTITION/cCHAIN/
-// VERTEX, e.g. "v2=keyed/rebalance/blocking/c2/p3/uid:enrich"; a restart line lists the new job's
-// stages the same way (a stage it does not list is removed).
+// A job may add stage vertices v2…v5 (see Stage), each as INPUT/EDGE/PARTITION/cCHAIN[/keyed]/
+// VERTEX, e.g. "v2=keyed/rebalance/blocking/c2/p3/uid:enrich" (stateless) or
+// "v3=keyed/hash/pipelined/c1/keyed/p4/m60/uid:agg" (keyed state by a derived key); a restart line
+// lists the new job's stages the same way (a stage it does not list is removed).
 //
 // Blank lines and lines starting with '#' are ignored, and so is everything from " -> " on, so a
 // printed trace (each step followed by " -> " and its outcome) parses back into the plan that
@@ -231,11 +232,15 @@ func parseStages(m map[string]string) ([]Stage, error) {
 // parseStage parses INPUT/EDGE/PARTITION/cCHAIN/VERTEX for stage vertex index v.
 func parseStage(name string, v int, s string) (Stage, error) {
 	parts := strings.SplitN(s, "/", 5)
-	if len(parts) < 5 {
-		return Stage{}, fmt.Errorf("%s=%q: want INPUT/EDGE/PARTITION/cCHAIN/VERTEX, e.g. %s=keyed/rebalance/blocking/c2/p4/uid:%s", name, s, name, name)
+	keyed := false
+	if len(parts) == 5 && (parts[4] == "keyed" || strings.HasPrefix(parts[4], "keyed/")) {
+		parts[4] = strings.TrimPrefix(strings.TrimPrefix(parts[4], "keyed"), "/")
+		keyed = true
 	}
-	var st Stage
-	st.Input = -1
+	if len(parts) < 5 || parts[4] == "" {
+		return Stage{}, fmt.Errorf("%s=%q: want INPUT/EDGE/PARTITION/cCHAIN[/keyed]/VERTEX, e.g. %s=keyed/rebalance/blocking/c2/p4/uid:%s", name, s, name, name)
+	}
+	st := Stage{Keyed: keyed, Input: -1}
 	for u := range v {
 		if VertexName(u) == parts[0] {
 			st.Input = u
@@ -263,7 +268,7 @@ func parseStage(name string, v int, s string) (Stage, error) {
 		return Stage{}, err
 	}
 	if st.Config.UIDHash != "" {
-		return Stage{}, fmt.Errorf("%s=%q: stages take no hash: (their operators are stateless)", name, s)
+		return Stage{}, fmt.Errorf("%s=%q: a stage takes no hash: (setUidHash is simulated on the keyed vertex)", name, s)
 	}
 	return st, nil
 }
@@ -298,6 +303,9 @@ func (j Job) Validate() error {
 		}
 		if st.Chain < 1 || st.Chain > MaxChain {
 			return fmt.Errorf("%s: chain of %d operators: want 1..%d", VertexName(v), st.Chain, MaxChain)
+		}
+		if st.Keyed && (st.Edge != EdgeHash || st.Blocking || (st.Input >= 2 && !j.Stages[st.Input-2].Keyed)) {
+			return fmt.Errorf("%s: a keyed stage reads the source, the keyed vertex or a keyed stage over a pipelined hash edge", VertexName(v))
 		}
 		if st.Edge == EdgeForward && st.Config.Parallelism != j.Parallelism(st.Input) {
 			return fmt.Errorf("%s: forward partitioning does not allow change of parallelism (%s p%d, %s p%d)",

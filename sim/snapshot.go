@@ -54,11 +54,7 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	for i, t := range w.keyed {
 		st := &model.OperatorSubtaskState{}
-		if w.job.Incremental && !savepoint {
-			st.ManagedKeyedState = []model.KeyedStateHandle{t.snapshotIncremental(w.fs, id, w.maxPar, &w.fileSeq)}
-		} else {
-			st.ManagedKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-%d", dir, i), w.maxPar, false)}
-		}
+		st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
 		if w.job.RawKeyed {
 			st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
 		}
@@ -89,13 +85,24 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	// Stages: stateless tasks acknowledge a checkpoint without state. Flink 1.18's
 	// PendingCheckpoint still creates each operator's state (no subtask entries, at the vertex's
 	// parallelism and max parallelism); 1.10.1's records nothing for them.
+	// A keyed stage's task acknowledges state: its head's keyed state, and an empty entry per
+	// subtask for each chained operator (as for the sink).
 	for k, st := range w.job.Stages {
-		if !w.writesStatelessStates() {
-			break
+		if !st.Keyed && !w.writesStatelessStates() {
+			continue
 		}
-		for _, uid := range st.OperatorUIDs() {
-			md.Operators = append(md.Operators, model.OperatorState{OperatorID: model.OperatorIDFromUID(uid),
-				Parallelism: st.Config.Parallelism, MaxParallelism: w.stageMax[k]})
+		for u, uid := range st.OperatorUIDs() {
+			os := model.OperatorState{OperatorID: model.OperatorIDFromUID(uid), Parallelism: st.Config.Parallelism, MaxParallelism: w.stageMax[k]}
+			if st.Keyed {
+				os.Subtasks = make([]*model.OperatorSubtaskState, st.Config.Parallelism)
+				for i, t := range w.stageKeyed[k] {
+					os.Subtasks[i] = &model.OperatorSubtaskState{}
+					if u == 0 {
+						os.Subtasks[i].ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("%s-keyed-%d", VertexName(2+k), i), w.stageMax[k], savepoint)}
+					}
+				}
+			}
+			md.Operators = append(md.Operators, os)
 		}
 	}
 	props := checkpointProperties(savepoint)
@@ -104,6 +111,15 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		panic("sim: internal error: writing metadata: " + err.Error())
 	}
 	return md
+}
+
+// snapshotKeyed snapshots a keyed subtask's managed keyed state: incremental (RocksDB-style
+// shared files) for a checkpoint of an incremental job, else a full key-groups file named name.
+func (w *World) snapshotKeyed(t *keyedTask, id int64, dir, name string, maxPar int, savepoint bool) model.KeyedStateHandle {
+	if w.job.Incremental && !savepoint {
+		return t.snapshotIncremental(w.fs, id, maxPar, &w.fileSeq)
+	}
+	return t.snapshotKeyGroups(w.fs, dir+"/"+name, maxPar, false)
 }
 
 // writesStatelessStates reports whether a snapshot lists the operators of stateless tasks.

@@ -15,12 +15,26 @@ import (
 func (w *World) shape() jobShape {
 	sh := jobShape{sourceUID: w.job.Source.UID, keyedUID: w.job.Keyed.UID, sink: w.job.Sink,
 		srcPar: len(w.src), keyedPar: len(w.keyed), srcMax: w.srcMaxPar, keyedMax: w.maxPar}
-	if w.writesStatelessStates() {
-		for k, st := range w.job.Stages {
-			sh.stages = append(sh.stages, stageShape{uids: st.OperatorUIDs(), max: w.stageMax[k]})
+	for k, st := range w.job.Stages {
+		if st.Keyed || w.writesStatelessStates() {
+			sh.stages = append(sh.stages, stageShape{uids: st.OperatorUIDs(), max: w.stageMax[k], keyed: st.Keyed})
 		}
 	}
 	return sh
+}
+
+// stageBases records, per keyed stage's head uid, the offsets its state counts from.
+func (w *World) stageBases() map[string]map[int]int64 {
+	var out map[string]map[int]int64
+	for k, st := range w.job.Stages {
+		if st.Keyed {
+			if out == nil {
+				out = map[string]map[int]int64{}
+			}
+			out[st.Config.UID] = maps.Clone(w.stageBase[k])
+		}
+	}
+	return out
 }
 
 // checkpoint triggers a checkpoint (or a savepoint) and returns the trace outcome.
@@ -30,14 +44,15 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		// The tasks snapshotted (and kept local copies) before the checkpoint was declined; the
 		// pending checkpoint's files are discarded and the backends forget the upload.
 		if w.job.LocalRecovery {
-			chains := make([][]model.SharedFile, len(w.keyed))
-			dirty := make([]map[int]bool, len(w.keyed))
-			for i, t := range w.keyed {
+			tasks := w.allKeyedTasks()
+			chains := make([][]model.SharedFile, len(tasks))
+			dirty := make([]map[int]bool, len(tasks))
+			for i, t := range tasks {
 				chains[i], dirty[i] = append([]model.SharedFile(nil), t.chain...), maps.Clone(t.dirty)
 			}
 			md := w.snapshot(id, false)
 			w.storeLocal(md)
-			for i, t := range w.keyed {
+			for i, t := range tasks {
 				for _, f := range t.chain[len(chains[i]):] {
 					delete(w.fs.files, f.Handle.Path)
 				}
@@ -49,7 +64,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		applied: w.applied, shape: w.shape()}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
 	if err != nil {
@@ -64,7 +79,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		// RocksDB's incremental strategy reuses only files confirmed by the last completed
 		// snapshot; a completed (canonical) savepoint confirms none, so the next checkpoint
 		// uploads everything again.
-		for _, t := range w.keyed {
+		for _, t := range w.allKeyedTasks() {
 			t.chain = nil
 		}
 	}
@@ -281,7 +296,8 @@ func (w *World) restart(step int, c Change) string {
 	}
 	id := w.co.nextID()
 	w.snapshot(id, true)
-	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base), applied: w.applied, shape: w.shape()}
+	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
 	w.facts[id] = f
 
 	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
@@ -357,8 +373,23 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 		w.base = maps.Clone(f.offsets)
 		applied = 0
 	}
+	w.stageBase = make([]map[int]int64, len(w.job.Stages))
+	for k, st := range w.job.Stages {
+		// A keyed stage's state is restored when the snapshot has a keyed stage of its head's uid
+		// (unique in a job); otherwise it starts empty, counting from the restored offsets.
+		if b, ok := f.stageBase[st.Config.UID]; ok && st.Keyed {
+			w.stageBase[k] = maps.Clone(b)
+		} else {
+			w.stageBase[k] = maps.Clone(f.offsets)
+		}
+	}
 	before := len(w.violations)
 	w.checkMaxPar(step, exp.keyedMax)
+	for k, m := range exp.stageMax {
+		if w.stageMax[k] != m {
+			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")
+		}
+	}
 	w.checkCounter(step, f.id)
 	w.check(step, f.offsets, applied, true)
 	if w.known != "" && len(w.violations) > before && w.keyedEmpty() {

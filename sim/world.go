@@ -105,10 +105,11 @@ type entry struct {
 
 // keyedTask is a keyed subtask.
 type keyedTask struct {
-	index  int
-	kgs    model.KeyGroupRange
-	values map[string]*entry
-	rules  map[string]int64 // broadcast map state; nil when the job has none
+	index   int
+	keyType KeyType // the Java type of the keys (the job's, or Integer for a keyed stage)
+	kgs     model.KeyGroupRange
+	values  map[string]*entry
+	rules   map[string]int64 // broadcast map state; nil when the job has none
 	// Incremental backend: the shared files of this backend instance, oldest first, the dirty
 	// key groups since the last checkpoint, and the backend's identity.
 	chain     []model.SharedFile
@@ -116,8 +117,8 @@ type keyedTask struct {
 	backendID string
 }
 
-func newKeyedTask(i int, kgs model.KeyGroupRange, broadcast bool, backendID string) *keyedTask {
-	t := &keyedTask{index: i, kgs: kgs, values: map[string]*entry{}, dirty: map[int]bool{}, backendID: backendID}
+func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) *keyedTask {
+	t := &keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, dirty: map[int]bool{}, backendID: backendID}
 	if broadcast {
 		t.rules = map[string]int64{}
 	}
@@ -281,6 +282,6 @@ type opStateFile struct {
 	Maps  map[string]map[string]int64
 }
 
-func backendIDFor(epoch, subtask int) string {
-	return "keyed-" + strconv.Itoa(epoch) + "-" + strconv.Itoa(subtask)
+func backendIDFor(vertex string, epoch, subtask int) string {
+	return vertex + "-" + strconv.Itoa(epoch) + "-" + strconv.Itoa(subtask)
 }
