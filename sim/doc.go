@@ -1,5 +1,6 @@
-// Package sim is restoresim's deterministic simulator: from one uint64 seed it generates a job,
-// keyed and operator state, input records and a schedule of checkpoints, failures and rescales,
+// Package sim is restoresim's deterministic simulator: from one uint64 seed it generates a job
+// graph (a source, a keyed vertex and up to four stages: see Job and Stage), keyed and operator
+// state, input records and a schedule of checkpoints, failures and rescales,
 // runs them through package model's restore path on a simulated world (subtasks, TaskManagers,
 // checkpoint storage), and checks the result against an oracle that recomputes the expected
 // state from the input log. It never prints and never reads the wall clock.
