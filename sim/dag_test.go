@@ -96,6 +96,11 @@ func TestStageParseErrors(t *testing.T) {
 		{job + "v2=keyed/hash/blocking/c2/p4/uid:x v3=v2/hash/blocking/c1/p1/uid:x-2", "uid \"x-2\" is used twice"},
 		{job + "v2=keyed/hash/blocking/c1/p4/uid:a v3=keyed/hash/blocking/c1/p4/uid:b v4=keyed/hash/blocking/c1/p4/uid:c v5=keyed/hash/blocking/c1/p4/uid:d v6=keyed/hash/blocking/c1/p4/uid:e", "at most 4"},
 		{job + "\nfail vertex=6 subtask=0", "want vertex=V subtask=N"},
+		{job + "v2=keyed/hash/pipelined/c1/keyed/p8/m4/uid:agg", "v2: max parallelism 4 is below parallelism 8"},
+		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p8/m4/uid:k", "keyed: max parallelism 4 is below parallelism 8"},
+		{job + "\nrestart source=p2/uid:s keyed=p2/uid:k2 v2=keyed/hash/pipelined/c1/keyed/p2/uid:k", "have the same operator ID"},
+		{job + "v2=keyed/rebalance/blocking/c1/p2/uid:x\nrestart source=p2/uid:s keyed=p2/uid:x allow-non-restored", "keep their uids apart"},
+		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p3/uid:sink", "keep their uids apart"},
 		{job + "\nrestart source=p2/uid:s keyed=p3/uid:k v2=source/forward/pipelined/c1/p3/uid:x", "forward partitioning"},
 	} {
 		_, err := ParsePlan(c.text)

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/restoresim/restoresim/model"
 )
 
@@ -75,11 +77,15 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 		e.reason, e.refusedWhen = reason, when
 		return e
 	}
-	if keyedConfigured && keyedMax < j.Keyed.Parallelism {
-		return refuse(model.ErrMaxParallelismBelowParallelism, "configured max parallelism below parallelism")
+	// Flink refuses to build a vertex whose configured max parallelism is below its parallelism,
+	// before any restore (vertices in job order).
+	for v := range j.NumVertices() {
+		if m, configured := configuredMaxPar(j.vertexConfig(v)); configured && m < j.Parallelism(v) {
+			return refuse(model.ErrMaxParallelismBelowParallelism, VertexName(v)+": configured max parallelism below parallelism")
+		}
 	}
 
-	// Loading (§G), operators in metadata order: source, keyed, sink.
+	// Loading (§G), operators in metadata order: source, keyed, sink, stages.
 	// The source is always matched; its max parallelism is never configured, so it is adopted.
 	if keyedMatched {
 		if keyedConfigured && keyedMax != old.keyedMax {
@@ -88,64 +94,83 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	} else if !allowNonRestored {
 		return refuse(model.ErrNonRestoredState, "keyed state has no operator")
 	}
-	sinkMatched := old.sink && j.Sink
-	if sinkMatched && keyedConfigured && keyedMax != old.keyedMax {
-		return refuse(model.ErrMaxParallelismMismatch, "sink max parallelism changed")
+	// The sink and the stages' operators are matched by uid to whichever vertex now has an operator
+	// of that uid (the keyed vertex for the sink). A matched state must agree on max parallelism
+	// unless that vertex may adopt the stored one (not configured); an unmatched one is refused if
+	// it holds state (a keyed stage's head) and allowNonRestoredState is off, else skipped (a
+	// stateless operator's, or empty entries). (ParsePlan keeps these uids apart from the source's
+	// and the keyed operator's.)
+	newVertex := map[string]int{}
+	if j.Sink {
+		newVertex[sinkUID] = 1
 	}
-	// Stages' operators (after the sink in the metadata): a state with an operator must agree on
-	// max parallelism unless the vertex may adopt the stored one (not configured); one without is
-	// refused if it holds state (a keyed stage's head) and allowNonRestoredState is off, else
-	// skipped (a stateless operator's, or a chained operator's empty entries).
-	newStage := map[string]int{}
 	for k, st := range j.Stages {
 		for _, uid := range st.OperatorUIDs() {
-			newStage[uid] = k
+			newVertex[uid] = 2 + k
 		}
 	}
-	matched := make([][]stageShape, len(j.Stages)) // per new stage, the stored stages it matches
-	for _, os := range old.stages {
-		for u, uid := range os.uids {
-			k, ok := newStage[uid]
-			if !ok {
-				if os.keyed && u == 0 && !allowNonRestored {
-					return refuse(model.ErrNonRestoredState, "keyed stage state has no operator")
-				}
-				continue
+	taken := make([][]storedOp, j.NumVertices()) // per new vertex, the stored sink/stage states it takes
+	for _, op := range old.groupOps() {
+		v, ok := newVertex[op.uid]
+		if !ok {
+			if op.state && !allowNonRestored {
+				return refuse(model.ErrNonRestoredState, "keyed stage state has no operator")
 			}
-			if m, configured := configuredMaxPar(j.Stages[k].Config); configured && m != os.max {
-				return refuse(model.ErrMaxParallelismMismatch, "stage max parallelism changed")
-			}
-			matched[k] = append(matched[k], os)
+			continue
 		}
+		if m, configured := configuredMaxPar(j.vertexConfig(v)); configured && m != op.max {
+			return refuse(model.ErrMaxParallelismMismatch, VertexName(v)+": max parallelism of "+op.uid+" changed")
+		}
+		taken[v] = append(taken[v], op)
 	}
-	// Assignment (§F): parallelism preconditions, vertex by vertex.
+	// Assignment (§F), vertex by vertex: a vertex is repartitioned when one of the states it takes
+	// has subtask entries (1.18's hasNonFinishedState; on 1.10.1 every state the simulated jobs
+	// store has entries); then every state it takes, entries or not, must have a max parallelism
+	// of at least the new parallelism, and an unconfigured vertex adopts the stored one.
 	if old.srcMax < j.Source.Parallelism {
 		return refuse(model.ErrMaxParallelismBelowNewParallelism, "source parallelism above its max parallelism")
 	}
-	if (keyedMatched || sinkMatched) && old.keyedMax < j.Keyed.Parallelism {
-		return refuse(model.ErrMaxParallelismBelowNewParallelism, "keyed parallelism above its max parallelism")
+	maxAfter := make([]int, j.NumVertices())
+	for v := 1; v < j.NumVertices(); v++ {
+		maxAfter[v], _ = configuredMaxPar(j.vertexConfig(v))
+		states := taken[v]
+		if v == 1 && keyedMatched {
+			states = append([]storedOp{{uid: old.keyedUID, max: old.keyedMax, entries: true, state: true}}, states...)
+		}
+		if !slices.ContainsFunc(states, func(op storedOp) bool { return op.entries }) {
+			continue
+		}
+		for _, op := range states {
+			if op.max < j.Parallelism(v) {
+				return refuse(model.ErrMaxParallelismBelowNewParallelism, VertexName(v)+" parallelism above the max parallelism of "+op.uid)
+			}
+		}
+		maxAfter[v] = states[slices.IndexFunc(states, func(op storedOp) bool { return op.entries })].max // adopted (or equal when configured)
 	}
-	// A stage vertex is repartitioned (and its preconditions checked, its max parallelism adopted)
-	// only when one of its operator states has a subtask entry, i.e. comes from a keyed stage;
-	// never for stateless operators (SPEC §F.1 step 3, §F.2).
-	stageMax := make([]int, len(j.Stages))
-	for k, st := range j.Stages {
-		stageMax[k], _ = configuredMaxPar(st.Config)
-		for _, os := range matched[k] {
-			if !os.keyed {
-				continue
-			}
-			if os.max < st.Config.Parallelism {
-				return refuse(model.ErrMaxParallelismBelowNewParallelism, "stage parallelism above its max parallelism")
-			}
-			stageMax[k] = os.max
+	e := expectation{accept: true, keyedMax: maxAfter[1], keyedState: keyedMatched, viaUIDHash: byHash && !byGen,
+		staleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
+	e.stageMax = maxAfter[2:]
+	return e
+}
+
+// storedOp is one stored operator state of the sink or a stage, as the oracle sees it.
+type storedOp struct {
+	uid     string
+	max     int
+	entries bool // subtask entries (possibly empty ones)
+	state   bool // some subtask entry holds state
+}
+
+// groupOps lists the snapshot's sink and stage operator states, in metadata order.
+func (s jobShape) groupOps() []storedOp {
+	var out []storedOp
+	if s.sink {
+		out = append(out, storedOp{uid: sinkUID, max: s.keyedMax, entries: true})
+	}
+	for _, st := range s.stages {
+		for u, uid := range st.uids {
+			out = append(out, storedOp{uid: uid, max: st.max, entries: st.keyed, state: st.keyed && u == 0})
 		}
 	}
-	e := expectation{accept: true, keyedMax: keyedMax, keyedState: keyedMatched, viaUIDHash: byHash && !byGen,
-		staleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
-	if keyedMatched || sinkMatched {
-		e.keyedMax = old.keyedMax // adopted (or equal when configured)
-	}
-	e.stageMax = stageMax
-	return e
+	return out
 }

@@ -167,6 +167,17 @@ func VertexName(v int) string {
 // NumVertices is the number of job vertices: the source, the keyed vertex and the stages.
 func (j Job) NumVertices() int { return 2 + len(j.Stages) }
 
+// vertexConfig gives vertex v's configuration.
+func (j Job) vertexConfig(v int) VertexConfig {
+	switch v {
+	case 0:
+		return j.Source
+	case 1:
+		return j.Keyed
+	}
+	return j.Stages[v-2].Config
+}
+
 // Parallelism gives vertex v's parallelism.
 func (j Job) Parallelism(v int) int {
 	switch v {

@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,7 +100,60 @@ func ParsePlan(text string) (Plan, error) {
 	if !haveJob {
 		return Plan{}, fmt.Errorf("%w: no 'job' line", ErrScenario)
 	}
+	if err := p.Validate(); err != nil {
+		return Plan{}, fmt.Errorf("%w: %v", ErrScenario, err)
+	}
 	return p, nil
+}
+
+// Validate checks what Run needs of a plan beyond each line's own checks: a job Flink can build
+// (Job.Validate, and no configured max parallelism below a vertex's parallelism), and operator
+// uids kept apart by kind across the whole plan: a uid (or setUidHash) of the source or the keyed
+// operator never names the sink or a stage operator in the job or any restart, because the
+// simulator can only interpret each kind's own state. (Which other restarts Flink accepts is for
+// the run to find out.)
+func (p Plan) Validate() error {
+	j := p.Job
+	if err := j.Validate(); err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	for v := range j.NumVertices() {
+		if c := j.vertexConfig(v); c.MaxParallelism > 0 && c.MaxParallelism < c.Parallelism {
+			return fmt.Errorf("job: %s: max parallelism %d is below parallelism %d: Flink does not build such a vertex", VertexName(v), c.MaxParallelism, c.Parallelism)
+		}
+	}
+	core := map[model.OperatorID]string{}
+	other := map[model.OperatorID]string{model.OperatorIDFromUID(sinkUID): sinkUID}
+	addCore := func(c VertexConfig) {
+		core[model.OperatorIDFromUID(c.UID)] = c.UID
+		if id, err := model.ParseOperatorID(c.UIDHash); err == nil {
+			core[id] = "hash:" + c.UIDHash
+		}
+	}
+	addStages := func(stages []Stage) {
+		for _, st := range stages {
+			for _, uid := range st.OperatorUIDs() {
+				other[model.OperatorIDFromUID(uid)] = uid
+			}
+		}
+	}
+	addCore(j.Source)
+	addCore(j.Keyed)
+	addStages(j.Stages)
+	for _, s := range p.Steps {
+		if s.Kind == Restart {
+			addCore(s.Change.Source)
+			addCore(s.Change.Keyed)
+			addStages(s.Change.Stages)
+		}
+	}
+	for _, id := range slices.SortedFunc(maps.Keys(core), func(a, b model.OperatorID) int { return strings.Compare(a.String(), b.String()) }) {
+		if o, ok := other[id]; ok {
+			name := core[id]
+			return fmt.Errorf("%s (a source or keyed operator) and %s (the sink or a stage operator) have the same operator ID %s: keep their uids apart", name, o, id)
+		}
+	}
+	return nil
 }
 
 // args splits "k=v" and bare-flag tokens.

@@ -147,7 +147,9 @@ func (w *World) failover(step int, failed []slot) string {
 
 // restartStages restarts stateless stage subtasks in place: the model assigns the latest
 // checkpoint's state to every subtask of the involved vertices (RestoreLatestCheckpointedState-
-// ToSubtasks), which for stateless operators must be nothing.
+// ToSubtasks). An operator may only receive state the checkpoint holds under its ID (a stage
+// once keyed, or restored from a snapshot of a job where it was); the stage's max parallelism
+// must be the one the oracle expects.
 func (w *World) restartStages(step int, restart map[slot]bool) string {
 	all := jobVertices(w.job)
 	var involved []int
@@ -177,6 +179,18 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 		w.check(step, w.currentOffsets(), w.applied, false)
 		return out + " (no checkpoint); state untouched"
 	}
+	stored := map[model.OperatorID]bool{} // operators the checkpoint holds state for
+	for _, os := range res.Checkpoint.Operators {
+		for _, st := range os.Subtasks {
+			if st.HasState() {
+				stored[os.OperatorID] = true
+			}
+		}
+	}
+	var exp expectation
+	if f, ok := w.facts[res.Checkpoint.CheckpointID]; ok {
+		exp = expectRestore(f.shape, w.job, true)
+	}
 	for k, v := range involved {
 		va := res.Assignment.Vertices[k]
 		for i, tr := range va.Subtasks {
@@ -184,15 +198,16 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 				continue
 			}
 			for _, op := range tr.Operators {
-				if op.State.HasState() {
-					w.violate(step, InvStateless, fmt.Sprintf("%s[%d] restored with state for operator %s", VertexName(v), i, op.OperatorID), "")
+				if op.State.HasState() && !stored[op.OperatorID] {
+					w.violate(step, InvStateless, fmt.Sprintf("%s[%d] restored with state for operator %s, which checkpoint %d holds no state for", VertexName(v), i, op.OperatorID, res.Checkpoint.CheckpointID), "")
 				}
 			}
 		}
-		if va.MaxParallelism != w.stageMax[v-2] {
-			// The latest checkpoint may come from another job shape (the one this job started from):
-			// a restart takes the max parallelism the model settles on again.
-			w.stageMax[v-2] = va.MaxParallelism
+		// The latest checkpoint may come from another job shape (the one this job started from):
+		// the restart settles the stage's max parallelism again.
+		w.stageMax[v-2] = va.MaxParallelism
+		if exp.accept && va.MaxParallelism != exp.stageMax[v-2] {
+			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(v), va.MaxParallelism, exp.stageMax[v-2]), "")
 		}
 	}
 	w.check(step, w.currentOffsets(), w.applied, false)
