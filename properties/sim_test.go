@@ -32,6 +32,10 @@ func drawJob(t *rapid.T) sim.Job {
 	j.Source = sim.VertexConfig{Parallelism: rapid.IntRange(1, 6).Draw(t, "source parallelism"), UID: "source"}
 	j.Keyed = sim.VertexConfig{Parallelism: rapid.IntRange(1, 12).Draw(t, "keyed parallelism"), UID: "keyed"}
 	j.Keyed.MaxParallelism = drawSimMaxPar(t, j.Keyed.Parallelism)
+	if rapid.IntRange(0, 9).Draw(t, "no keyed vertex") == 0 {
+		j.Keyed = sim.VertexConfig{}
+		j.Sink, j.Broadcast, j.RawKeyed = false, false, false
+	}
 	if rapid.Bool().Draw(t, "dag") {
 		j.Stages = drawStages(t, j, nil)
 	}
@@ -64,6 +68,9 @@ func drawStages(t *rapid.T, j sim.Job, old []sim.Stage) []sim.Stage {
 				Blocking: rapid.Bool().Draw(t, "blocking"),
 				Chain:    rapid.IntRange(1, sim.MaxChain).Draw(t, "chain"),
 				Config:   sim.VertexConfig{UID: fmt.Sprintf("%s-%d", sim.VertexName(v), len(old))},
+			}
+			if st.Input == 1 && !j.HasKeyed() {
+				st.Input = 0
 			}
 			if (st.Input < 2 || out[st.Input-2].Keyed) && rapid.IntRange(0, 2).Draw(t, "keyed stage") == 0 {
 				st.Keyed, st.Edge, st.Blocking = true, sim.EdgeHash, false
@@ -184,8 +191,11 @@ func (m *simModel) restart(t *rapid.T) {
 	}
 	if m.cur.Sink {
 		c.DropSink = rapid.Bool().Draw(t, "drop sink")
-	} else {
+	} else if m.cur.HasKeyed() {
 		c.AddSink = rapid.IntRange(0, 3).Draw(t, "add sink") == 0
+	}
+	if !m.cur.HasKeyed() {
+		c.Keyed = sim.VertexConfig{}
 	}
 	if m.cur.Stages != nil {
 		c.Stages = drawStages(t, sim.Job{Source: c.Source, Keyed: c.Keyed}, m.cur.Stages)
@@ -242,7 +252,7 @@ var simCoverage = map[string]float64{
 	"fault-delete-file": 0.1, "fault-truncate-metadata": 0.1, "fault-delete-metadata": 0.1,
 	"checkpoint": 0.3, "fail": 0.2, "restart": 0.2, "resume": 0.1, "jm-failover": 0.1, "tm-loss": 0.1,
 	"max-parallelism-changed": 0.04, "re-uid": 0.04, "operator-added": 0.04, "operator-removed": 0.04, "rollback": 0.1,
-	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05, "state-keyed-stage": 0.1,
+	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05, "state-keyed-stage": 0.1, "no-keyed-vertex": 0.04,
 }
 
 // TestSimulatorStateMachine is a state-machine test over the simulator: rapid draws a job and

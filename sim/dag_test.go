@@ -24,13 +24,13 @@ func TestRestartSetAgreesWithModel(t *testing.T) {
 		topo := failoverTopology(j)
 		for v := range j.NumVertices() {
 			for i := range min(j.Parallelism(v), 8) {
-				ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: v, Subtask: i}, model.FailoverState{})
+				ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: j.graphIndex(v), Subtask: i}, model.FailoverState{})
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				got := map[slot]bool{}
 				for _, id := range ids {
-					got[slot{id.Vertex, id.Subtask}] = true
+					got[slot{j.present()[id.Vertex], id.Subtask}] = true
 				}
 				want := expectedRestartSet(j, []slot{{v, i}})
 				if !maps.Equal(want, got) {

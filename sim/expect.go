@@ -65,12 +65,17 @@ func (e expectation) knownIssue(v model.FlinkVersion) string {
 
 // expectRestore predicts the outcome of restoring a snapshot of shape old into job j.
 func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
+	// A job without a keyed vertex (the plan keeps it so) has no keyed state to match.
+	keyedStored := old.keyedUID != ""
 	stored := model.OperatorIDFromUID(old.keyedUID)
 	gen := model.OperatorIDFromUID(j.Keyed.UID)
-	byGen := gen == stored
-	byHash := j.Keyed.UIDHash != "" && j.Keyed.UIDHash == stored.String()
+	byGen := keyedStored && j.HasKeyed() && gen == stored
+	byHash := keyedStored && j.HasKeyed() && j.Keyed.UIDHash != "" && j.Keyed.UIDHash == stored.String()
 	keyedMatched := byGen || byHash
-	keyedMax, keyedConfigured := configuredMaxPar(j.Keyed)
+	keyedMax, keyedConfigured := 0, false
+	if j.HasKeyed() {
+		keyedMax, keyedConfigured = configuredMaxPar(j.Keyed)
+	}
 	flags := expectation{viaUIDHash: byHash && !byGen, staleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
 	refuse := func(reason error, when string) expectation {
 		e := flags
@@ -80,7 +85,7 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	// Flink refuses to build a vertex whose configured max parallelism is below its parallelism,
 	// before any restore (vertices in job order).
 	for v := range j.NumVertices() {
-		if m, configured := configuredMaxPar(j.vertexConfig(v)); configured && m < j.Parallelism(v) {
+		if m := j.vertexConfig(v).MaxParallelism; m > 0 && m < j.Parallelism(v) {
 			return refuse(model.ErrMaxParallelismBelowParallelism, VertexName(v)+": configured max parallelism below parallelism")
 		}
 	}
@@ -91,7 +96,7 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 		if keyedConfigured && keyedMax != old.keyedMax {
 			return refuse(model.ErrMaxParallelismMismatch, "keyed max parallelism changed")
 		}
-	} else if !allowNonRestored {
+	} else if keyedStored && !allowNonRestored {
 		return refuse(model.ErrNonRestoredState, "keyed state has no operator")
 	}
 	// The sink and the stages' operators are matched by uid to whichever vertex now has an operator
@@ -132,6 +137,9 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	}
 	maxAfter := make([]int, j.NumVertices())
 	for v := 1; v < j.NumVertices(); v++ {
+		if j.Parallelism(v) == 0 {
+			continue // no keyed vertex
+		}
 		maxAfter[v], _ = configuredMaxPar(j.vertexConfig(v))
 		states := taken[v]
 		if v == 1 && keyedMatched {

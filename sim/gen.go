@@ -18,6 +18,7 @@ const (
 	streamFaults
 	streamDAG         // the job's stage vertices
 	streamDAGSchedule // failures of stage subtasks, stage changes on restart
+	streamShape       // whether the job has a keyed vertex
 )
 
 // newStream returns the independent stream id of seed.
@@ -54,6 +55,11 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 	}
 	if r.IntN(4) == 0 {
 		j.Keyed.UID = fmt.Sprintf("keyed-v%d", r.IntN(100))
+	}
+	// Swarm switch: one job in ten has no keyed vertex (the source alone, or with stages).
+	if newStream(seed, streamShape).IntN(10) == 0 {
+		j.Keyed = VertexConfig{}
+		j.Sink, j.Broadcast, j.RawKeyed = false, false, false
 	}
 	// Swarm switch: half the jobs are a DAG of three to six vertices. The stages come from their
 	// own streams, so a job without stages is drawn exactly as before they existed.
@@ -95,6 +101,9 @@ func drawMaxParallelism(r *rand.Rand, p int) int {
 // length and configuration.
 func drawStage(r *rand.Rand, j Job, v int) Stage {
 	st := Stage{Input: r.IntN(v), Edge: EdgeKind(1 + r.IntN(4)), Blocking: r.IntN(3) == 0, Chain: 1 + r.IntN(MaxChain)}
+	if st.Input == 1 && !j.HasKeyed() {
+		st.Input = 0
+	}
 	st.Config = VertexConfig{Parallelism: drawParallelism(r), UID: VertexName(v)}
 	// A third of the stages that can be keyed (reading the stateful region) are: keyBy a derived key.
 	if (st.Input < 2 || j.Stages[st.Input-2].Keyed) && r.IntN(3) == 0 {
@@ -178,6 +187,9 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 			if v == 1 {
 				p = keyed.Parallelism
 			}
+			if p == 0 { // no keyed vertex
+				v, p = 0, src.Parallelism
+			}
 			s = Step{Kind: Fail, Vertex: v, Subtask: r.IntN(p)}
 			if len(stages) > 0 && rd.IntN(2) == 0 {
 				s.Vertex = 2 + rd.IntN(len(stages))
@@ -202,6 +214,9 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 			}
 		default:
 			c := drawChange(rs, src, keyed, sink)
+			if !j.HasKeyed() {
+				c.Keyed, c.AddSink, c.DropSink = VertexConfig{}, false, false
+			}
 			if dag {
 				drawStageChange(rd, &c, stages)
 			}

@@ -118,11 +118,14 @@ func offsetsName(j Job) string {
 // dagLabels labels the job graph: vertex count, edge kinds, partition types and chain lengths
 // of the stages.
 func dagLabels(set map[string]bool, j Job) {
+	set[fmt.Sprintf("vertices-%d", len(j.present()))] = true
+	if !j.HasKeyed() {
+		set["no-keyed-vertex"] = true
+	}
 	if len(j.Stages) == 0 {
 		return
 	}
 	set["dag"] = true
-	set[fmt.Sprintf("vertices-%d", j.NumVertices())] = true
 	for _, st := range j.Stages {
 		set["edge-"+st.Edge.String()] = true
 		if st.Blocking {

@@ -214,7 +214,9 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 		}
 	}
 	// Keyed state: every key once, on the subtask owning its key group, with the expected value.
-	w.checkKeyed(step, "", w.keyed, w.maxPar, w.expectedKeyed(want), w.job.RawKeyed)
+	if w.job.HasKeyed() {
+		w.checkKeyed(step, "", w.keyed, w.maxPar, w.expectedKeyed(want), w.job.RawKeyed)
+	}
 	for k, ts := range w.stageKeyed {
 		if ts != nil {
 			w.checkKeyed(step, VertexName(2+k)+" ", ts, w.stageMax[k], w.expectedDerived(k, want), false)
@@ -280,7 +282,7 @@ func expectedRestartSet(j Job, failed []slot) map[slot]bool {
 		pointwise bool
 		pipelined bool
 	}
-	edges := []edge{{from: 0, to: 1, pipelined: true}}
+	edges := []edge{{from: 0, to: 1, pipelined: true}} // (no subtasks at index 1 without a keyed vertex)
 	for k, st := range j.Stages {
 		edges = append(edges, edge{from: st.Input, to: 2 + k, pointwise: st.Edge == EdgeForward, pipelined: !st.Blocking})
 	}

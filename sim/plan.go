@@ -69,7 +69,8 @@ type Job struct {
 	LocalRecovery bool
 
 	Source VertexConfig
-	Keyed  VertexConfig
+	// Keyed is the keyed vertex; its zero value (parallelism 0) means the job has none.
+	Keyed VertexConfig
 	// Stages are further job vertices downstream of the source, the keyed vertex or an earlier
 	// stage (vertex indexes 2, 3, …): a DAG of up to six vertices in all.
 	Stages []Stage
@@ -164,8 +165,33 @@ func VertexName(v int) string {
 	return fmt.Sprintf("v%d", v)
 }
 
-// NumVertices is the number of job vertices: the source, the keyed vertex and the stages.
+// NumVertices is the number of vertex indexes: the source, the keyed vertex (present or not) and
+// the stages. A job without a keyed vertex (HasKeyed false) leaves index 1 empty.
 func (j Job) NumVertices() int { return 2 + len(j.Stages) }
+
+// HasKeyed reports whether the job has its keyed vertex (rendered keyed=none when not: a job of
+// the source alone, or of the source and stages reading it).
+func (j Job) HasKeyed() bool { return j.Keyed.Parallelism > 0 }
+
+// present lists the indexes of the job's vertices in job-graph order (index 1 only with the keyed
+// vertex); the model's assignment lists vertices in this order.
+func (j Job) present() []int {
+	out := make([]int, 0, j.NumVertices())
+	for v := range j.NumVertices() {
+		if v != 1 || j.HasKeyed() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// graphIndex is vertex v's position in the job graph (see present).
+func (j Job) graphIndex(v int) int {
+	if v >= 2 && !j.HasKeyed() {
+		return v - 1
+	}
+	return v
+}
 
 // vertexConfig gives vertex v's configuration.
 func (j Job) vertexConfig(v int) VertexConfig {
@@ -328,9 +354,17 @@ func (j Job) String() string {
 	fmt.Fprintf(&b, "job keys=%s/%s/%d splits=%d offsets=%s", j.KeyType, j.KeyDist, j.NumKeys, j.Splits, map[bool]string{false: "split", true: "union"}[j.UnionOffsets])
 	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
 	fmt.Fprintf(&b, " tms=%d local-recovery=%t", j.TaskManagers, j.LocalRecovery)
-	fmt.Fprintf(&b, " source=%s keyed=%s", j.Source, j.Keyed)
+	fmt.Fprintf(&b, " source=%s keyed=%s", j.Source, keyedString(j.Keyed))
 	b.WriteString(stagesString(j.Stages))
 	return b.String()
+}
+
+// keyedString renders the keyed vertex's configuration, "none" for a job without one.
+func keyedString(v VertexConfig) string {
+	if v.Parallelism == 0 {
+		return "none"
+	}
+	return v.String()
 }
 
 func (v VertexConfig) String() string {
@@ -376,7 +410,7 @@ func (s Step) String() string {
 		return "resume"
 	case Restart:
 		c := s.Change
-		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, c.Keyed) + stagesString(c.Stages)
+		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, keyedString(c.Keyed)) + stagesString(c.Stages)
 		if c.DropSink {
 			out += " drop-sink"
 		}

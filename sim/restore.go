@@ -34,7 +34,7 @@ func hashOfKey(t KeyType, s string) int32 {
 // the JobManager's state last) are tried in order until one reads. failover is true when the job
 // (not a new one) restarts in place.
 func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
-	srcV, keyedV := a.Vertices[0], a.Vertices[1]
+	srcV := a.Vertices[0]
 	for _, v := range a.Vertices {
 		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 {
 			w.known = KnownAdoptionHazard
@@ -66,7 +66,12 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 
 	// Keyed subtasks: keyed state (full or incremental, trimmed to the new range), raw keyed
 	// state and the broadcast map.
-	w.maxPar = keyedV.MaxParallelism
+	w.maxPar = 0
+	var keyedV model.VertexAssignment
+	if w.job.HasKeyed() {
+		keyedV = a.Vertices[1]
+		w.maxPar = keyedV.MaxParallelism
+	}
 	keyedID := model.OperatorIDFromUID(w.job.Keyed.UID)
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
@@ -112,7 +117,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	w.stageKeyed = make([][]*keyedTask, len(w.job.Stages))
 	w.stageFold = make([]foldCache, len(w.job.Stages))
 	for k, st := range w.job.Stages {
-		va := a.Vertices[2+k]
+		va := a.Vertices[w.job.graphIndex(2+k)]
 		w.stageMax[k] = va.MaxParallelism
 		if !st.Keyed {
 			continue

@@ -85,8 +85,18 @@ func newWorld(p Plan) *World {
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
 	w.startFresh()
-	w.tracef("%s -> started p=%d/%d max-parallelism=%d", p.Job, p.Job.Source.Parallelism, p.Job.Keyed.Parallelism, w.maxPar)
+	w.tracef("%s -> started %s", p.Job, w.running())
 	return w
+}
+
+// running describes the running job for the trace: the source's and the keyed vertex's
+// parallelism and the keyed vertex's max parallelism ("p=4/8 max-parallelism=128"), or the
+// source's parallelism alone without a keyed vertex ("p=4").
+func (w *World) running() string {
+	if !w.job.HasKeyed() {
+		return fmt.Sprintf("p=%d", len(w.src))
+	}
+	return fmt.Sprintf("p=%d/%d max-parallelism=%d", len(w.src), len(w.keyed), w.maxPar)
 }
 
 func (w *World) tracef(format string, args ...any) {
@@ -124,7 +134,10 @@ func configuredMaxPar(v VertexConfig) (int, bool) {
 func (w *World) startFresh() {
 	w.epoch++
 	w.srcMaxPar, _ = configuredMaxPar(w.job.Source)
-	w.maxPar, _ = configuredMaxPar(w.job.Keyed)
+	w.maxPar = 0
+	if w.job.HasKeyed() {
+		w.maxPar, _ = configuredMaxPar(w.job.Keyed)
+	}
 	w.stageMax = make([]int, len(w.job.Stages))
 	w.stageKeyed = make([][]*keyedTask, len(w.job.Stages))
 	w.stageBase = make([]map[int]int64, len(w.job.Stages))
@@ -237,16 +250,18 @@ func (w *World) process(n int) {
 			s := splits[k%len(splits)]
 			r := recordAt(w.plan.Seed, &w.job, s, t.offsets[s])
 			t.offsets[s]++
-			key, hash := keyOf(w.job.KeyType, r.key)
-			dst := w.keyed[model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))]
-			e := dst.values[key]
-			if e == nil {
-				e = &entry{hash: hash}
-				dst.values[key] = e
+			if len(w.keyed) > 0 {
+				key, hash := keyOf(w.job.KeyType, r.key)
+				dst := w.keyed[model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))]
+				e := dst.values[key]
+				if e == nil {
+					e = &entry{hash: hash}
+					dst.values[key] = e
+				}
+				e.sum += r.value
+				e.count++
+				dst.dirty[model.ComputeKeyGroupForKeyHash(hash, w.maxPar)] = true
 			}
-			e.sum += r.value
-			e.count++
-			dst.dirty[model.ComputeKeyGroupForKeyHash(hash, w.maxPar)] = true
 			for k, ts := range w.stageKeyed { // keyed stages: by the derived key
 				if ts != nil {
 					d, dh := derivedKey(r.key)

@@ -138,14 +138,22 @@ func (p Plan) Validate() error {
 		}
 	}
 	addCore(j.Source)
-	addCore(j.Keyed)
+	if j.HasKeyed() {
+		addCore(j.Keyed)
+	}
 	addStages(j.Stages)
 	for _, s := range p.Steps {
-		if s.Kind == Restart {
-			addCore(s.Change.Source)
-			addCore(s.Change.Keyed)
-			addStages(s.Change.Stages)
+		if s.Kind != Restart {
+			continue
 		}
+		if (s.Change.Keyed.Parallelism > 0) != j.HasKeyed() {
+			return fmt.Errorf("restart: keyed=none must stay as in the job line (the simulator does not add or remove the keyed vertex)")
+		}
+		addCore(s.Change.Source)
+		if j.HasKeyed() {
+			addCore(s.Change.Keyed)
+		}
+		addStages(s.Change.Stages)
 	}
 	for _, id := range slices.SortedFunc(maps.Keys(core), func(a, b model.OperatorID) int { return strings.Compare(a.String(), b.String()) }) {
 		if o, ok := other[id]; ok {
@@ -236,7 +244,7 @@ func parseJob(tokens []string) (Job, error) {
 	if j.Source, err = parseVertex("source", m["source"]); err != nil {
 		return Job{}, err
 	}
-	if j.Keyed, err = parseVertex("keyed", m["keyed"]); err != nil {
+	if j.Keyed, err = parseKeyed(m["keyed"]); err != nil {
 		return Job{}, err
 	}
 	if j.Stages, err = parseStages(m); err != nil {
@@ -343,8 +351,13 @@ func (j Job) Validate() error {
 		uids[uid] = vertex
 		return nil
 	}
-	if err := add(j.Keyed.UID, "keyed"); err != nil {
-		return err
+	if !j.HasKeyed() && (j.Sink || j.Broadcast || j.RawKeyed) {
+		return fmt.Errorf("keyed=none: sink, broadcast and raw-keyed belong to the keyed vertex")
+	}
+	if j.HasKeyed() {
+		if err := add(j.Keyed.UID, "keyed"); err != nil {
+			return err
+		}
 	}
 	if j.Sink {
 		if err := add(sinkUID, "keyed"); err != nil {
@@ -353,8 +366,8 @@ func (j Job) Validate() error {
 	}
 	for k, st := range j.Stages {
 		v := 2 + k
-		if st.Input < 0 || st.Input >= v {
-			return fmt.Errorf("%s: input %d is not an earlier vertex", VertexName(v), st.Input)
+		if st.Input < 0 || st.Input >= v || (st.Input == 1 && !j.HasKeyed()) {
+			return fmt.Errorf("%s: input %s is not an earlier vertex of the job", VertexName(v), VertexName(st.Input))
 		}
 		if st.Chain < 1 || st.Chain > MaxChain {
 			return fmt.Errorf("%s: chain of %d operators: want 1..%d", VertexName(v), st.Chain, MaxChain)
@@ -390,6 +403,14 @@ func positive(what, s string, limit int) (int, error) {
 		return 0, fmt.Errorf("%s %q: want an integer in 1..%d", what, s, limit)
 	}
 	return v, nil
+}
+
+// parseKeyed parses the keyed vertex: "none", or a vertex as parseVertex.
+func parseKeyed(s string) (VertexConfig, error) {
+	if s == "none" {
+		return VertexConfig{}, nil
+	}
+	return parseVertex("keyed", s)
 }
 
 // parseVertex parses "p4/m128/uid:keyed/hash:<32 hex>" (m and hash optional).
@@ -484,7 +505,7 @@ func parseStep(f []string) (Step, error) {
 		if c.Source, err = parseVertex("source", m["source"]); err != nil {
 			return Step{}, err
 		}
-		if c.Keyed, err = parseVertex("keyed", m["keyed"]); err != nil {
+		if c.Keyed, err = parseKeyed(m["keyed"]); err != nil {
 			return Step{}, err
 		}
 		if c.Stages, err = parseStages(m); err != nil {

@@ -47,29 +47,31 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	md.Operators = append(md.Operators, srcState)
 
-	// Keyed operator: managed keyed (full or incremental), raw keyed, broadcast map.
-	keyedState := model.OperatorState{
-		OperatorID: model.OperatorIDFromUID(w.job.Keyed.UID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
-		Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
-	}
-	for i, t := range w.keyed {
-		st := &model.OperatorSubtaskState{}
-		st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
-		if w.job.RawKeyed {
-			st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+	if w.job.HasKeyed() {
+		// Keyed operator: managed keyed (full or incremental), raw keyed, broadcast map.
+		keyedState := model.OperatorState{
+			OperatorID: model.OperatorIDFromUID(w.job.Keyed.UID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
+			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
 		}
-		if w.job.Broadcast {
-			rules := make(map[string]int64, len(t.rules))
-			for k, v := range t.rules {
-				rules[k] = v
+		for i, t := range w.keyed {
+			st := &model.OperatorSubtaskState{}
+			st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
+			if w.job.RawKeyed {
+				st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
 			}
-			h := w.fs.put(fmt.Sprintf("%s/op-keyed-%d", dir, i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, int64(16*len(rules)+8))
-			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
-				States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{0}}}}}
+			if w.job.Broadcast {
+				rules := make(map[string]int64, len(t.rules))
+				for k, v := range t.rules {
+					rules[k] = v
+				}
+				h := w.fs.put(fmt.Sprintf("%s/op-keyed-%d", dir, i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, int64(16*len(rules)+8))
+				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
+					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{0}}}}}
+			}
+			keyedState.Subtasks[i] = st
 		}
-		keyedState.Subtasks[i] = st
+		md.Operators = append(md.Operators, keyedState)
 	}
-	md.Operators = append(md.Operators, keyedState)
 
 	// Sink: stateless, but present in the metadata with empty subtask states, as Flink writes it.
 	if w.job.Sink {
@@ -128,7 +130,10 @@ func (w *World) writesStatelessStates() bool { return w.plan.Version != model.Fl
 // vertices describes the running job's vertices to the model, as the JobGraph would.
 func jobVertices(j Job) []model.JobVertex {
 	srcMax, srcConf := configuredMaxPar(j.Source)
-	keyedMax, keyedConf := configuredMaxPar(j.Keyed)
+	keyedMax, keyedConf := 0, false
+	if j.HasKeyed() {
+		keyedMax, keyedConf = configuredMaxPar(j.Keyed)
+	}
 	keyedOp := model.JobOperator{ID: model.OperatorIDFromUID(j.Keyed.UID)}
 	if j.Keyed.UIDHash != "" {
 		id, err := model.ParseOperatorID(j.Keyed.UIDHash)
@@ -143,7 +148,9 @@ func jobVertices(j Job) []model.JobVertex {
 	vs := []model.JobVertex{
 		{Name: "source", Operators: []model.JobOperator{{ID: model.OperatorIDFromUID(j.Source.UID)}},
 			Parallelism: j.Source.Parallelism, MaxParallelism: srcMax, MaxParallelismConfigured: srcConf},
-		{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf},
+	}
+	if j.HasKeyed() {
+		vs = append(vs, model.JobVertex{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf})
 	}
 	for k, st := range j.Stages {
 		m, conf := configuredMaxPar(st.Config)
@@ -159,15 +166,19 @@ func jobVertices(j Job) []model.JobVertex {
 }
 
 // failoverTopology is the running job's graph as the scheduler sees it: the source feeds the
-// keyed vertex over a pipelined keyBy edge; each stage reads its input over its own edge.
+// keyed vertex over a pipelined keyBy edge; each stage reads its input over its own edge. Its
+// vertices are the job's present ones (Job.graphIndex).
 func failoverTopology(j Job) *model.FailoverTopology {
-	vs := make([]model.FailoverVertex, j.NumVertices())
-	for v := range vs {
-		vs[v] = model.FailoverVertex{Name: VertexName(v), Parallelism: j.Parallelism(v)}
+	var vs []model.FailoverVertex
+	for _, v := range j.present() {
+		vs = append(vs, model.FailoverVertex{Name: VertexName(v), Parallelism: j.Parallelism(v)})
 	}
-	es := []model.FailoverEdge{{Producer: 0, Consumer: 1, Type: model.PipelinedBounded, Pattern: model.AllToAll}}
+	var es []model.FailoverEdge
+	if j.HasKeyed() {
+		es = append(es, model.FailoverEdge{Producer: 0, Consumer: 1, Type: model.PipelinedBounded, Pattern: model.AllToAll})
+	}
 	for k, st := range j.Stages {
-		es = append(es, model.FailoverEdge{Producer: st.Input, Consumer: 2 + k, Type: st.PartitionType(), Pattern: st.Edge.Pattern()})
+		es = append(es, model.FailoverEdge{Producer: j.graphIndex(st.Input), Consumer: j.graphIndex(2 + k), Type: st.PartitionType(), Pattern: st.Edge.Pattern()})
 	}
 	t, err := model.NewFailoverTopology(vs, es)
 	if err != nil {

@@ -122,12 +122,13 @@ func (w *World) failover(step int, failed []slot) string {
 	topo := failoverTopology(w.job)
 	got := map[slot]bool{}
 	for _, f := range failed {
-		ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: f.vertex, Subtask: f.subtask}, model.FailoverState{})
+		ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: w.job.graphIndex(f.vertex), Subtask: f.subtask}, model.FailoverState{})
 		if err != nil {
 			w.violate(step, InvRestartSet, fmt.Sprintf("regions to restart for %s[%d]: %v", VertexName(f.vertex), f.subtask, err), "")
 		}
+		present := w.job.present()
 		for _, id := range ids {
-			got[slot{id.Vertex, id.Subtask}] = true
+			got[slot{present[id.Vertex], id.Subtask}] = true
 		}
 	}
 	if want := expectedRestartSet(w.job, failed); !maps.Equal(want, got) {
@@ -151,7 +152,7 @@ func (w *World) failover(step int, failed []slot) string {
 // once keyed, or restored from a snapshot of a job where it was); the stage's max parallelism
 // must be the one the oracle expects.
 func (w *World) restartStages(step int, restart map[slot]bool) string {
-	all := jobVertices(w.job)
+	all := jobVertices(w.job) // in job-graph order (Job.graphIndex)
 	var involved []int
 	for v := 2; v < w.job.NumVertices(); v++ {
 		for i := range w.job.Parallelism(v) {
@@ -163,7 +164,7 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 	}
 	vs := make([]model.JobVertex, len(involved))
 	for k, v := range involved {
-		vs[k] = all[v]
+		vs[k] = all[w.job.graphIndex(v)]
 	}
 	noun := "subtasks"
 	if len(restart) == 1 {
@@ -231,6 +232,9 @@ func (w *World) failedOn(tm int) []slot {
 // parallelism (a generated plan guesses the job; a restart may have been refused).
 func (w *World) failedSubtask(s Step) []slot {
 	v := s.Vertex % w.job.NumVertices()
+	if w.job.Parallelism(v) == 0 { // no keyed vertex: the source fails instead
+		v = 0
+	}
 	return []slot{{v, s.Subtask % w.job.Parallelism(v)}}
 }
 
@@ -318,7 +322,7 @@ func (w *World) restart(step int, c Change) string {
 	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
 	switch {
 	case err == nil:
-		return fmt.Sprintf("restored savepoint %d p=%d/%d max-parallelism=%d", id, len(w.src), len(w.keyed), w.maxPar)
+		return fmt.Sprintf("restored savepoint %d %s", id, w.running())
 	case !refused:
 		return fmt.Sprintf("restore of savepoint %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
@@ -628,5 +632,5 @@ func (w *World) rollback(step int, n int) string {
 	if _, err := w.startFrom(step, w.facts[id], w.job, true, model.NoClaim); err != nil {
 		return fmt.Sprintf("rollback to savepoint %d refused (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
-	return fmt.Sprintf("rolled back to savepoint %d p=%d/%d max-parallelism=%d", id, len(w.src), len(w.keyed), w.maxPar)
+	return fmt.Sprintf("rolled back to savepoint %d %s", id, w.running())
 }
