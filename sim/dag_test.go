@@ -101,6 +101,9 @@ func TestStageParseErrors(t *testing.T) {
 		{job + "\nrestart source=p2/uid:s keyed=p2/uid:k2 v2=keyed/hash/pipelined/c1/keyed/p2/uid:k", "have the same operator ID"},
 		{job + "v2=keyed/rebalance/blocking/c1/p2/uid:x\nrestart source=p2/uid:s keyed=p2/uid:x allow-non-restored", "keep their uids apart"},
 		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p3/uid:sink", "keep their uids apart"},
+		{"job keys=int/uniform/10 splits=1 source=p2/auto keyed=p3/uid:k", "unknown part \"auto\""},
+		{job + "v2=keyed/hash/blocking/c1/p2/auto/uid:x", "want pN and one of uid:NAME or auto"},
+		{job + "v2=keyed/hash/blocking/c1/p2/uid:~auto:1", "want a name not starting with ~"},
 		{job + "\nrestart source=p2/uid:s keyed=p3/uid:k v2=source/forward/pipelined/c1/p3/uid:x", "forward partitioning"},
 	} {
 		_, err := ParsePlan(c.text)

@@ -109,8 +109,8 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 	if j.Sink {
 		newVertex[sinkUID] = 1
 	}
-	for k, st := range j.Stages {
-		for _, uid := range st.OperatorUIDs() {
+	for k := range j.Stages {
+		for _, uid := range j.StageUIDs(k) {
 			newVertex[uid] = 2 + k
 		}
 	}

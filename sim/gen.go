@@ -105,6 +105,9 @@ func drawStage(r *rand.Rand, j Job, v int) Stage {
 		st.Input = 0
 	}
 	st.Config = VertexConfig{Parallelism: drawParallelism(r), UID: VertexName(v)}
+	if r.IntN(3) == 0 {
+		st.Config.UID = "" // no uid: generated operator IDs
+	}
 	// A third of the stages that can be keyed (reading the stateful region) are: keyBy a derived key.
 	if (st.Input < 2 || j.Stages[st.Input-2].Keyed) && r.IntN(3) == 0 {
 		st.Keyed, st.Edge, st.Blocking = true, EdgeHash, false

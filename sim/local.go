@@ -80,7 +80,7 @@ func (w *World) storeLocal(md model.CheckpointMetadata) {
 			continue // stateless: nothing to keep
 		}
 		vo := vertexOps{v: 2 + k, p: st.Config.Parallelism}
-		for _, uid := range st.OperatorUIDs() {
+		for _, uid := range w.job.StageUIDs(k) {
 			id := model.OperatorIDFromUID(uid)
 			for n := range md.Operators {
 				if md.Operators[n].OperatorID == id {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -145,13 +146,46 @@ func (s Stage) PartitionType() model.ResultPartitionType {
 	return model.PipelinedBounded
 }
 
-// OperatorUIDs lists the stage's operator uids, chain head first.
-func (s Stage) OperatorUIDs() []string {
-	out := []string{s.Config.UID}
-	for k := 2; k <= s.Chain; k++ {
-		out = append(out, fmt.Sprintf("%s-%d", s.Config.UID, k))
+// StageUIDs lists stage k's operator uids, chain head first: Config.UID, then Config.UID + "-2",
+// "-3". A stage without a uid (Config.UID "", rendered "auto") gets generated operator IDs, as
+// Flink gives operators without uid(...); the simulator derives them (as "~auto:…" pseudo-uids)
+// from what Flink's StreamGraphHasherV2 hashes — the operator's position in the graph, the chain
+// around it and the IDs of its inputs — but not with Flink's bytes: like Flink's, they stay the
+// same while that part of the graph does, and change when it changes (another stage inserted
+// before, a new input, a longer chain), so the stage's state no longer finds its operator.
+func (j Job) StageUIDs(k int) []string {
+	st := j.Stages[k]
+	if st.Config.UID != "" {
+		out := []string{st.Config.UID}
+		for c := 2; c <= st.Chain; c++ {
+			out = append(out, fmt.Sprintf("%s-%d", st.Config.UID, c))
+		}
+		return out
+	}
+	sig := j.signature(2 + k)
+	out := make([]string, st.Chain)
+	for c := range out {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s#%d/%d", sig, c, st.Chain)
+		out[c] = fmt.Sprintf("~auto:%016x", h.Sum64())
 	}
 	return out
+}
+
+// signature is what a generated operator ID of vertex v depends on: its position and input
+// edge, recursively up to an operator with a uid.
+func (j Job) signature(v int) string {
+	switch v {
+	case 0:
+		return "source:" + j.Source.UID
+	case 1:
+		return "keyed:" + j.Keyed.UID + "/" + j.Keyed.UIDHash
+	}
+	st := j.Stages[v-2]
+	if st.Config.UID != "" {
+		return "uid:" + st.Config.UID
+	}
+	return fmt.Sprintf("%s>%s@%d", j.signature(st.Input), st.Edge, v)
 }
 
 // VertexName names vertex v of a job: source, keyed, v2, v3, ….
@@ -371,6 +405,9 @@ func (v VertexConfig) String() string {
 	s := fmt.Sprintf("p%d", v.Parallelism)
 	if v.MaxParallelism > 0 {
 		s += fmt.Sprintf("/m%d", v.MaxParallelism)
+	}
+	if v.UID == "" {
+		return s + "/auto" // (stages only: generated operator IDs)
 	}
 	s += "/uid:" + v.UID
 	if v.UIDHash != "" {

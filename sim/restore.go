@@ -123,7 +123,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 			continue
 		}
 		w.stageKeyed[k] = w.newStageTasks(k, w.stageMax[k])
-		head := model.OperatorIDFromUID(st.Config.UID)
+		head := model.OperatorIDFromUID(w.job.StageUIDs(k)[0])
 		for i, t := range w.stageKeyed[k] {
 			p, ok := w.alternatives(2+k, i, va.Subtasks[i])[head]
 			if !ok {

@@ -130,9 +130,9 @@ func (p Plan) Validate() error {
 			core[id] = "hash:" + c.UIDHash
 		}
 	}
-	addStages := func(stages []Stage) {
-		for _, st := range stages {
-			for _, uid := range st.OperatorUIDs() {
+	addStages := func(j Job) {
+		for k := range j.Stages {
+			for _, uid := range j.StageUIDs(k) {
 				other[model.OperatorIDFromUID(uid)] = uid
 			}
 		}
@@ -141,7 +141,7 @@ func (p Plan) Validate() error {
 	if j.HasKeyed() {
 		addCore(j.Keyed)
 	}
-	addStages(j.Stages)
+	addStages(j)
 	for _, s := range p.Steps {
 		if s.Kind != Restart {
 			continue
@@ -153,7 +153,7 @@ func (p Plan) Validate() error {
 		if j.HasKeyed() {
 			addCore(s.Change.Keyed)
 		}
-		addStages(s.Change.Stages)
+		addStages(Job{Source: s.Change.Source, Keyed: s.Change.Keyed, Stages: s.Change.Stages})
 	}
 	for _, id := range slices.SortedFunc(maps.Keys(core), func(a, b model.OperatorID) int { return strings.Compare(a.String(), b.String()) }) {
 		if o, ok := other[id]; ok {
@@ -379,7 +379,7 @@ func (j Job) Validate() error {
 			return fmt.Errorf("%s: forward partitioning does not allow change of parallelism (%s p%d, %s p%d)",
 				VertexName(v), VertexName(st.Input), j.Parallelism(st.Input), VertexName(v), st.Config.Parallelism)
 		}
-		for _, uid := range st.OperatorUIDs() {
+		for _, uid := range j.StageUIDs(k) {
 			if err := add(uid, VertexName(v)); err != nil {
 				return err
 			}
@@ -419,15 +419,21 @@ func parseVertex(name, s string) (VertexConfig, error) {
 		return VertexConfig{}, fmt.Errorf("%s= is missing (e.g. %s=p4/uid:%s)", name, name, name)
 	}
 	var v VertexConfig
+	auto := false
 	for i, part := range strings.Split(s, "/") {
 		var err error
 		switch {
+		case part == "auto" && strings.HasPrefix(name, "v"): // a stage: generated operator IDs
+			auto = true
 		case i == 0 && strings.HasPrefix(part, "p"):
 			v.Parallelism, err = positive(name+" parallelism", part[1:], model.UpperBoundMaxParallelism)
 		case strings.HasPrefix(part, "m"):
 			v.MaxParallelism, err = positive(name+" max parallelism", part[1:], model.UpperBoundMaxParallelism)
 		case strings.HasPrefix(part, "uid:"):
 			v.UID = part[4:]
+			if v.UID == "" || strings.HasPrefix(v.UID, "~") {
+				err = fmt.Errorf("%s=%q: uid %q: want a name not starting with ~", name, s, v.UID)
+			}
 		case strings.HasPrefix(part, "hash:"):
 			if _, perr := model.ParseOperatorID(part[5:]); perr != nil {
 				err = perr
@@ -440,7 +446,10 @@ func parseVertex(name, s string) (VertexConfig, error) {
 			return VertexConfig{}, err
 		}
 	}
-	if v.Parallelism == 0 || v.UID == "" {
+	if v.Parallelism == 0 || (v.UID == "") == !auto {
+		if strings.HasPrefix(name, "v") {
+			return VertexConfig{}, fmt.Errorf("%s=%q: want pN and one of uid:NAME or auto (generated IDs)", name, s)
+		}
 		return VertexConfig{}, fmt.Errorf("%s=%q: want at least pN and uid:NAME", name, s)
 	}
 	return v, nil

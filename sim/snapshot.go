@@ -93,7 +93,7 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		if !st.Keyed && !w.writesStatelessStates() {
 			continue
 		}
-		for u, uid := range st.OperatorUIDs() {
+		for u, uid := range w.job.StageUIDs(k) {
 			os := model.OperatorState{OperatorID: model.OperatorIDFromUID(uid), Parallelism: st.Config.Parallelism, MaxParallelism: w.stageMax[k]}
 			if st.Keyed {
 				os.Subtasks = make([]*model.OperatorSubtaskState, st.Config.Parallelism)
@@ -154,7 +154,7 @@ func jobVertices(j Job) []model.JobVertex {
 	}
 	for k, st := range j.Stages {
 		m, conf := configuredMaxPar(st.Config)
-		uids := st.OperatorUIDs()
+		uids := j.StageUIDs(k)
 		ops := make([]model.JobOperator, len(uids))
 		for i, uid := range uids { // tail-first: the chain head (uids[0]) last
 			ops[len(uids)-1-i] = model.JobOperator{ID: model.OperatorIDFromUID(uid)}

@@ -17,7 +17,7 @@ func (w *World) shape() jobShape {
 		srcPar: len(w.src), keyedPar: len(w.keyed), srcMax: w.srcMaxPar, keyedMax: w.maxPar}
 	for k, st := range w.job.Stages {
 		if st.Keyed || w.writesStatelessStates() {
-			sh.stages = append(sh.stages, stageShape{uids: st.OperatorUIDs(), max: w.stageMax[k], keyed: st.Keyed})
+			sh.stages = append(sh.stages, stageShape{uids: w.job.StageUIDs(k), max: w.stageMax[k], keyed: st.Keyed})
 		}
 	}
 	return sh
@@ -31,7 +31,7 @@ func (w *World) stageBases() map[string]map[int]int64 {
 			if out == nil {
 				out = map[string]map[int]int64{}
 			}
-			out[st.Config.UID] = maps.Clone(w.stageBase[k])
+			out[w.job.StageUIDs(k)[0]] = maps.Clone(w.stageBase[k])
 		}
 	}
 	return out
@@ -396,7 +396,7 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 	for k, st := range w.job.Stages {
 		// A keyed stage's state is restored when the snapshot has a keyed stage of its head's uid
 		// (unique in a job); otherwise it starts empty, counting from the restored offsets.
-		if b, ok := f.stageBase[st.Config.UID]; ok && st.Keyed {
+		if b, ok := f.stageBase[w.job.StageUIDs(k)[0]]; ok && st.Keyed {
 			w.stageBase[k] = maps.Clone(b)
 		} else {
 			w.stageBase[k] = maps.Clone(f.offsets)
