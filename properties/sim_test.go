@@ -58,8 +58,11 @@ func drawStages(t *rapid.T, j sim.Job, old []sim.Stage) []sim.Stage {
 		var st sim.Stage
 		if k < len(old) {
 			st = old[k]
-			if rapid.IntRange(0, 3).Draw(t, "re-uid stage") == 0 {
+			switch rapid.IntRange(0, 5).Draw(t, "stage change") {
+			case 0:
 				st.Config.UID = fmt.Sprintf("%s-r%d", sim.VertexName(v), rapid.IntRange(1, 3).Draw(t, "stage uid"))
+			case 1:
+				st.Chain = rapid.IntRange(1, sim.MaxChain).Draw(t, "new chain")
 			}
 		} else {
 			st = sim.Stage{
@@ -68,6 +71,9 @@ func drawStages(t *rapid.T, j sim.Job, old []sim.Stage) []sim.Stage {
 				Blocking: rapid.Bool().Draw(t, "blocking"),
 				Chain:    rapid.IntRange(1, sim.MaxChain).Draw(t, "chain"),
 				Config:   sim.VertexConfig{UID: fmt.Sprintf("%s-%d", sim.VertexName(v), len(old))},
+			}
+			if rapid.IntRange(0, 2).Draw(t, "no uid") == 0 {
+				st.Config.UID = "" // generated operator IDs
 			}
 			if st.Input == 1 && !j.HasKeyed() {
 				st.Input = 0
@@ -252,7 +258,7 @@ var simCoverage = map[string]float64{
 	"fault-delete-file": 0.1, "fault-truncate-metadata": 0.1, "fault-delete-metadata": 0.1,
 	"checkpoint": 0.3, "fail": 0.2, "restart": 0.2, "resume": 0.1, "jm-failover": 0.1, "tm-loss": 0.1,
 	"max-parallelism-changed": 0.04, "re-uid": 0.04, "operator-added": 0.04, "operator-removed": 0.04, "rollback": 0.1,
-	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05, "state-keyed-stage": 0.1, "no-keyed-vertex": 0.04,
+	"dag": 0.3, "partition-blocking": 0.2, "edge-forward": 0.1, "fail-stage": 0.1, "stage-removed": 0.05, "stage-re-uid": 0.05, "state-keyed-stage": 0.1, "no-keyed-vertex": 0.04, "stage-auto-id": 0.1,
 }
 
 // TestSimulatorStateMachine is a state-machine test over the simulator: rapid draws a job and

@@ -140,6 +140,8 @@ func drawStageChange(r *rand.Rand, c *Change, stages []Stage) {
 			next[k].Config.UID = fmt.Sprintf("%s-r%d", VertexName(2+k), r.IntN(100))
 		case 3:
 			next = next[:len(next)-1]
+		case 4: // chain an operator more or less (generated IDs may change with it)
+			next[k].Chain = 1 + r.IntN(MaxChain)
 		}
 	}
 	if len(next) < MaxStages && r.IntN(10) == 0 {

@@ -137,6 +137,9 @@ func dagLabels(set map[string]bool, j Job) {
 		if st.Keyed {
 			set["state-keyed-stage"] = true
 		}
+		if st.Config.UID == "" {
+			set["stage-auto-id"] = true
+		}
 	}
 }
 
@@ -161,6 +164,9 @@ func stageChangeLabels(set map[string]bool, old, next []Stage) {
 		}
 		if n.UID != o.UID {
 			set["stage-re-uid"] = true
+		}
+		if next[k].Chain != old[k].Chain {
+			set["stage-chain-changed"] = true
 		}
 	}
 }

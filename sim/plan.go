@@ -149,10 +149,11 @@ func (s Stage) PartitionType() model.ResultPartitionType {
 // StageUIDs lists stage k's operator uids, chain head first: Config.UID, then Config.UID + "-2",
 // "-3". A stage without a uid (Config.UID "", rendered "auto") gets generated operator IDs, as
 // Flink gives operators without uid(...); the simulator derives them (as "~auto:…" pseudo-uids)
-// from what Flink's StreamGraphHasherV2 hashes — the operator's position in the graph, the chain
-// around it and the IDs of its inputs — but not with Flink's bytes: like Flink's, they stay the
-// same while that part of the graph does, and change when it changes (another stage inserted
-// before, a new input, a longer chain), so the stage's state no longer finds its operator.
+// from what Flink's StreamGraphHasherV2 hashes — the operator's position in the graph, whether
+// it has a chained successor, and the ID of its input — but not with Flink's bytes: like
+// Flink's, they stay the same while that part of the graph does, and change when it changes
+// (another stage inserted before, a new input, an operator chained after one that had none), so
+// a keyed stage's state then no longer finds its operator.
 func (j Job) StageUIDs(k int) []string {
 	st := j.Stages[k]
 	if st.Config.UID != "" {
@@ -165,27 +166,30 @@ func (j Job) StageUIDs(k int) []string {
 	sig := j.signature(2 + k)
 	out := make([]string, st.Chain)
 	for c := range out {
+		// The c-th operator of the chain: its predecessor in the chain is its input, and whether
+		// it has a chained successor counts (Flink hashes the number of chainable outputs).
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%s#%d/%d", sig, c, st.Chain)
+		fmt.Fprintf(h, "%s#%d/%t", sig, c, c < st.Chain-1)
 		out[c] = fmt.Sprintf("~auto:%016x", h.Sum64())
 	}
 	return out
 }
 
-// signature is what a generated operator ID of vertex v depends on: its position and input
-// edge, recursively up to an operator with a uid.
+// signature is what a generated operator ID of vertex v depends on: its position in the graph
+// and its input's ID, recursively up to an operator with a uid (whose generated ID comes from
+// the uid alone; setUidHash does not enter Flink's generated hashes).
 func (j Job) signature(v int) string {
 	switch v {
 	case 0:
 		return "source:" + j.Source.UID
 	case 1:
-		return "keyed:" + j.Keyed.UID + "/" + j.Keyed.UIDHash
+		return "keyed:" + j.Keyed.UID
 	}
 	st := j.Stages[v-2]
 	if st.Config.UID != "" {
 		return "uid:" + st.Config.UID
 	}
-	return fmt.Sprintf("%s>%s@%d", j.signature(st.Input), st.Edge, v)
+	return fmt.Sprintf("%s>@%d", j.signature(st.Input), v)
 }
 
 // VertexName names vertex v of a job: source, keyed, v2, v3, ….
