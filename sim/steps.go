@@ -135,7 +135,13 @@ func (w *World) failover(step int, failed []slot) string {
 		w.violate(step, InvRestartSet, fmt.Sprintf("the failure restarts %d subtasks, want %d", len(got), len(want)),
 			cmp.Diff(describeSlots(want), describeSlots(got)))
 	}
-	if got[slot{0, 0}] || got[slot{1, 0}] || len(w.job.Stages) == 0 {
+	// The stateful region restarts whole: every source subtask (tied together by the keyBy edge or
+	// a keyed stage's hash edge, unless the job has neither) — then the job restores in place.
+	whole := true
+	for i := range w.src {
+		whole = whole && got[slot{0, i}]
+	}
+	if whole {
 		res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(jobVertices(w.job))
 		if err != nil {
 			w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
@@ -143,17 +149,29 @@ func (w *World) failover(step int, failed []slot) string {
 		}
 		return w.restoreInPlace(step, res, "")
 	}
-	return w.restartStages(step, got)
+	return w.restartRegions(step, got)
 }
 
-// restartStages restarts stateless stage subtasks in place: the model assigns the latest
-// checkpoint's state to every subtask of the involved vertices (RestoreLatestCheckpointedState-
-// ToSubtasks). An operator may only receive state the checkpoint holds under its ID (a stage
-// once keyed, or restored from a snapshot of a job where it was); the stage's max parallelism
-// must be the one the oracle expects.
-func (w *World) restartStages(step int, restart map[slot]bool) string {
+// restartRegions restarts the regions of a failure that leaves the stateful region running: stateless
+// stage subtasks, and — in a job without a keyed vertex, where source subtasks behind forward or
+// blocking edges form regions of their own — some of the source's subtasks. The model assigns
+// the latest checkpoint's state to every subtask of the involved vertices
+// (RestoreLatestCheckpointedStateToSubtasks); only the restarted ones take it. A restarted source
+// subtask rewinds the splits it holds to the checkpoint's offsets (to the start without a
+// checkpoint), the others keep running. An operator may only receive state the checkpoint holds
+// under its ID (a stage once keyed, or restored from a snapshot of a job where it was); a stage's
+// max parallelism must be the one the oracle expects.
+func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	all := jobVertices(w.job) // in job-graph order (Job.graphIndex)
-	var involved []int
+	var involved, sources []int
+	for i := range w.src {
+		if restart[slot{0, i}] {
+			sources = append(sources, i)
+		}
+	}
+	if len(sources) > 0 {
+		involved = append(involved, 0)
+	}
 	for v := 2; v < w.job.NumVertices(); v++ {
 		for i := range w.job.Parallelism(v) {
 			if restart[slot{v, i}] {
@@ -171,14 +189,72 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 		noun = "subtask"
 	}
 	out := fmt.Sprintf("restarted %d stateless %s of %s", len(restart), noun, vertexNames(involved))
+	if len(sources) > 0 {
+		out = fmt.Sprintf("restarted %d %s of %s (source subtasks %v)", len(restart), noun, vertexNames(involved), sources)
+	}
 	res, err := w.co.RestoreLatestCheckpointedStateToSubtasks(vs)
 	if err != nil {
 		w.violate(step, InvRestoreRefused, fmt.Sprintf("failover restore refused: %v", err), "")
 		return out + "; restore failed: " + firstLine(err)
 	}
+	want := w.currentOffsets()
 	if !res.Restored() {
-		w.check(step, w.currentOffsets(), w.applied, false)
+		for _, i := range sources { // from scratch: the subtask's initial splits, from their start
+			for sp := range w.src[i].offsets {
+				want[sp] = 0
+			}
+			w.src[i] = &sourceTask{offsets: map[int]int64{}}
+			for sp := range w.job.Splits {
+				if sp%len(w.src) == i {
+					w.src[i].offsets[sp] = 0
+				}
+			}
+		}
+		w.check(step, want, w.applied, false)
+		if len(sources) > 0 {
+			return out + " (no checkpoint)"
+		}
 		return out + " (no checkpoint); state untouched"
+	}
+	id := res.Checkpoint.CheckpointID
+	w.noteDamage(res.Checkpoint)
+	f := w.facts[id]
+	if len(sources) > 0 {
+		srcID := model.OperatorIDFromUID(w.job.Source.UID)
+		w.useLocal = true
+		w.usedLocal = 0
+		for _, i := range sources {
+			for sp := range w.src[i].offsets { // the oracle: its splits rewind to the checkpoint
+				want[sp] = f.offsets[sp]
+			}
+			t := &sourceTask{offsets: map[int]int64{}}
+			if p, ok := w.alternatives(0, i, res.Assignment.Vertices[0].Subtasks[i])[srcID]; ok {
+				err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
+					t = &sourceTask{offsets: map[int]int64{}}
+					return w.readSource(t, i, p.ManagedOperator[k])
+				})
+				if err != nil {
+					w.useLocal = false
+					if !w.damaged(id) {
+						w.violate(step, InvRestoreReadError, fmt.Sprintf("source subtask %d: %v", i, err), "")
+					}
+					return fmt.Sprintf("%s; restore of %d failed loudly (%s); %s", out, id, firstLine(err), w.resubmitFresh(step))
+				}
+			}
+			w.src[i] = t
+		}
+		w.useLocal = false
+		if w.job.UnionOffsets { // each restarted subtask received the complete union list
+			for _, i := range sources {
+				got := map[int]int64{}
+				for _, so := range w.src[i].unionReceived {
+					got[so.Split] = so.Offset
+				}
+				if len(w.src[i].unionReceived) != len(f.offsets) || !maps.Equal(got, f.offsets) {
+					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(f.offsets)), cmp.Diff(f.offsets, got))
+				}
+			}
+		}
 	}
 	stored := map[model.OperatorID]bool{} // operators the checkpoint holds state for
 	for _, os := range res.Checkpoint.Operators {
@@ -189,10 +265,13 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 		}
 	}
 	var exp expectation
-	if f, ok := w.facts[res.Checkpoint.CheckpointID]; ok {
+	if f, ok := w.facts[id]; ok {
 		exp = expectRestore(f.shape, w.job, true)
 	}
 	for k, v := range involved {
+		if v == 0 {
+			continue
+		}
 		va := res.Assignment.Vertices[k]
 		for i, tr := range va.Subtasks {
 			if tr == nil || !restart[slot{v, i}] {
@@ -200,7 +279,7 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 			}
 			for _, op := range tr.Operators {
 				if op.State.HasState() && !stored[op.OperatorID] {
-					w.violate(step, InvStateless, fmt.Sprintf("%s[%d] restored with state for operator %s, which checkpoint %d holds no state for", VertexName(v), i, op.OperatorID, res.Checkpoint.CheckpointID), "")
+					w.violate(step, InvStateless, fmt.Sprintf("%s[%d] restored with state for operator %s, which checkpoint %d holds no state for", VertexName(v), i, op.OperatorID, id), "")
 				}
 			}
 		}
@@ -211,8 +290,15 @@ func (w *World) restartStages(step int, restart map[slot]bool) string {
 			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(v), va.MaxParallelism, exp.stageMax[v-2]), "")
 		}
 	}
-	w.check(step, w.currentOffsets(), w.applied, false)
-	return fmt.Sprintf("%s from checkpoint %d; state untouched", out, res.Checkpoint.CheckpointID)
+	w.check(step, want, w.applied, false)
+	if len(sources) > 0 {
+		out = fmt.Sprintf("%s from checkpoint %d", out, id)
+		if w.usedLocal > 0 {
+			out += fmt.Sprintf(" (%d states from local copies)", w.usedLocal)
+		}
+		return out
+	}
+	return fmt.Sprintf("%s from checkpoint %d; state untouched", out, id)
 }
 
 // failedOn lists the running job's subtasks on TaskManager tm.
