@@ -42,26 +42,14 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	}
 	w.usedLocal = 0
 	// Source subtasks: the offsets list state.
-	srcID := model.OperatorIDFromUID(w.job.Source.UID)
 	w.srcMaxPar = srcV.MaxParallelism
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
 	for i := range w.src {
-		w.src[i] = &sourceTask{offsets: map[int]int64{}}
-		p, ok := w.alternatives(0, i, srcV.Subtasks[i])[srcID]
-		if !ok {
-			continue
-		}
-		err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
-			t := &sourceTask{offsets: map[int]int64{}}
-			if err := w.readSource(t, i, p.ManagedOperator[k]); err != nil {
-				return err
-			}
-			w.src[i] = t
-			return nil
-		})
+		t, err := w.restoreSource(i, srcV.Subtasks[i])
 		if err != nil {
-			return fmt.Errorf("source subtask %d: %w", i, err)
+			return err
 		}
+		w.src[i] = t
 	}
 
 	// Keyed subtasks: keyed state (full or incremental, trimmed to the new range), raw keyed
@@ -138,6 +126,24 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 		}
 	}
 	return nil
+}
+
+// restoreSource builds source subtask i from its restore object: the offsets list state, read
+// from the first alternative that reads (local copies first); empty without state.
+func (w *World) restoreSource(i int, restore *model.TaskRestore) (*sourceTask, error) {
+	t := &sourceTask{offsets: map[int]int64{}}
+	p, ok := w.alternatives(0, i, restore)[model.OperatorIDFromUID(w.job.Source.UID)]
+	if !ok {
+		return t, nil
+	}
+	err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
+		t = &sourceTask{offsets: map[int]int64{}}
+		return w.readSource(t, i, p.ManagedOperator[k])
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source subtask %d: %w", i, err)
+	}
+	return t, nil
 }
 
 // tryAlternatives calls read for alternatives 0..n-1 until one succeeds; the last alternative is

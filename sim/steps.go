@@ -220,26 +220,19 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	w.noteDamage(res.Checkpoint)
 	f := w.facts[id]
 	if len(sources) > 0 {
-		srcID := model.OperatorIDFromUID(w.job.Source.UID)
 		w.useLocal = true
 		w.usedLocal = 0
 		for _, i := range sources {
 			for sp := range w.src[i].offsets { // the oracle: its splits rewind to the checkpoint
 				want[sp] = f.offsets[sp]
 			}
-			t := &sourceTask{offsets: map[int]int64{}}
-			if p, ok := w.alternatives(0, i, res.Assignment.Vertices[0].Subtasks[i])[srcID]; ok {
-				err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
-					t = &sourceTask{offsets: map[int]int64{}}
-					return w.readSource(t, i, p.ManagedOperator[k])
-				})
-				if err != nil {
-					w.useLocal = false
-					if !w.damaged(id) {
-						w.violate(step, InvRestoreReadError, fmt.Sprintf("source subtask %d: %v", i, err), "")
-					}
-					return fmt.Sprintf("%s; restore of %d failed loudly (%s); %s", out, id, firstLine(err), w.resubmitFresh(step))
+			t, err := w.restoreSource(i, res.Assignment.Vertices[0].Subtasks[i])
+			if err != nil {
+				w.useLocal = false
+				if !w.damaged(id) {
+					w.violate(step, InvRestoreReadError, err.Error(), "")
 				}
+				return fmt.Sprintf("%s; restore of %d failed loudly (%s); %s", out, id, firstLine(err), w.resubmitFresh(step))
 			}
 			w.src[i] = t
 		}
