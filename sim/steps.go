@@ -120,13 +120,13 @@ func (w *World) failover(step int, failed []slot) string {
 		return "no subtask there; nothing restarts"
 	}
 	topo := failoverTopology(w.job)
+	present := w.job.present()
 	got := map[slot]bool{}
 	for _, f := range failed {
 		ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: w.job.graphIndex(f.vertex), Subtask: f.subtask}, model.FailoverState{})
 		if err != nil {
 			w.violate(step, InvRestartSet, fmt.Sprintf("regions to restart for %s[%d]: %v", VertexName(f.vertex), f.subtask, err), "")
 		}
-		present := w.job.present()
 		for _, id := range ids {
 			got[slot{present[id.Vertex], id.Subtask}] = true
 		}
@@ -218,7 +218,7 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	}
 	id := res.Checkpoint.CheckpointID
 	w.noteDamage(res.Checkpoint)
-	f := w.facts[id]
+	f, known := w.facts[id]
 	if len(sources) > 0 {
 		w.useLocal = true
 		w.usedLocal = 0
@@ -258,7 +258,7 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 		}
 	}
 	var exp expectation
-	if f, ok := w.facts[id]; ok {
+	if known {
 		exp = expectRestore(f.shape, w.job, true)
 	}
 	for k, v := range involved {
