@@ -45,6 +45,14 @@
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
 //	Coordinator                         CheckpointCoordinator (restoreSavepoint, restoreLatestCheckpointedState*)
 //	CheckpointIDCounter                 CheckpointIDCounter (StandaloneCheckpointIDCounter)
+//	SubtaskStateMapper, ArbitraryMapper, … io.network.api.writer.SubtaskStateMapper (ARBITRARY, FIRST, FULL, RANGE, ROUND_ROBIN, UNSUPPORTED)
+//	SubtaskStateMapper.NewToOldSubtasksMapping SubtaskStateMapper.getNewToOldSubtasksMapping (getOldSubtasks per new subtask)
+//	SubtaskStateMapper.IsAmbiguous      SubtaskStateMapper.isAmbiguous
+//	UnsupportedRescaleError             the UnsupportedOperationException of SubtaskStateMapper.UNSUPPORTED
+//	RescaleMappings, NewRescaleMappings checkpoint.RescaleMappings, RescaleMappings.of (IdentityRescaleMappings when
+//	                                    every source maps to itself); Invert, AmbiguousTargets, MappedIndexes, Equal
+//	                                    model invert, getAmbiguousTargets, getMappedIndexes, equals
+//	IdentityRescaleMappings             RescaleMappings.identity; SymmetricIdentityRescaleMappings: SYMMETRIC_IDENTITY
 //
 // Package model/metadata reads and writes Flink's _metadata files (MetadataV2–V5 serializers).
 //
