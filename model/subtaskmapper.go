@@ -112,7 +112,8 @@ func (m SubtaskStateMapper) IsAmbiguous() bool {
 // *UnsupportedRescaleError, an invalid mapper ErrUnknownSubtaskStateMapper.
 //
 // Like Flink, the mapping is computed even when the parallelism does not change (FIRST and FULL
-// then still read several old subtasks); skipping that case is the caller's business.
+// then still read several old subtasks); skipping that case is the caller's business. FULL
+// materialises oldParallelism·newParallelism indexes, as Flink does.
 func (m SubtaskStateMapper) NewToOldSubtasksMapping(oldParallelism, newParallelism int) (RescaleMappings, error) {
 	if err := CheckParallelismPreconditions(oldParallelism); err != nil {
 		return RescaleMappings{}, fmt.Errorf("old parallelism: %w", err)
