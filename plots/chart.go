@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +20,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/restoresim/restoresim/internal/atomicfile"
 )
 
 // Format is an output image format.
@@ -105,8 +106,8 @@ func (c *Chart) Encode(w io.Writer, f Format, opts EncodeOptions) (err error) {
 
 // WriteFile encodes the chart in the format named by path's extension (.png or .svg) and
 // writes it atomically: the image is drawn in memory, written to a temporary file in the same
-// directory, synced, and renamed over path. On any error the temporary file is removed and an
-// existing file at path is left as it was.
+// directory, synced, and renamed over path (see internal/atomicfile). On any error the temporary
+// file is removed and an existing file at path is left as it was.
 func (c *Chart) WriteFile(path string, opts EncodeOptions) error {
 	f, err := FormatOf(path)
 	if err != nil {
@@ -116,51 +117,7 @@ func (c *Chart) WriteFile(path string, opts EncodeOptions) error {
 	if err := c.Encode(&buf, f, opts); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, buf.Bytes())
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same directory (synced,
-// then renamed over path), so a reader sees either the old file or the complete new one. The
-// file gets mode 0644. On error the temporary file is removed.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
-		return fmt.Errorf("writing %q: not a file name", path)
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	// Make the rename durable; not every file system supports syncing a directory.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // SkewSeries is one curve of a skew chart: the Skew of each parallelism, in increasing

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/plots"
@@ -1252,5 +1253,5 @@ func writePlanChart(path string, pl *planJSON) error {
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return err
 	}
-	return plots.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
 )
@@ -259,8 +260,8 @@ func failureFileName(o *outcome) string {
 	return fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", o.plan.Seed, o.plan.Version, o.steps)
 }
 
-// saveFailure writes a failing seed's scenario file atomically (a temporary file renamed into
-// place): the trace and violations as comments, then the plan.
+// saveFailure writes a failing seed's scenario file atomically (a temporary file, synced and
+// renamed into place): the trace and violations as comments, then the plan.
 func saveFailure(dir string, o *outcome) error {
 	name := failureFileName(o)
 	var b strings.Builder
@@ -271,30 +272,7 @@ func saveFailure(dir string, o *outcome) error {
 	}
 	b.WriteString("\n\n")
 	b.WriteString(o.plan.Render())
-	return writeFileAtomic(filepath.Join(dir, name), []byte(b.String()))
-}
-
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(filepath.Join(dir, name), []byte(b.String()))
 }
 
 // sweepWindow is how many outcomes per worker may wait for the seed-ordered merge. Seeds differ
