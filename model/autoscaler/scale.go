@@ -85,8 +85,8 @@ type Decision struct {
 	Clamped int
 	// Parallelism is what the release returns.
 	Parallelism int
-	// Units is N, what the release aligns to: the key groups (max parallelism) or the source
-	// partitions; 0 if alignment does not apply to the vertex.
+	// Units is N, what the release aligns to (Params.AlignmentUnits): the key groups (max
+	// parallelism) or the source partitions; 0 if the release does not align the vertex.
 	Units int
 	// Aligned: the alignment search found Parallelism (a divisor of Units, or in
 	// MAXIMIZE_UTILISATION / BALANCED a parallelism with fewer units per subtask than Clamped).
@@ -152,60 +152,39 @@ func scale(p Params, target, lowerLimit, upperLimit int) (Decision, error) {
 	if target < 1 || target > MaxTarget {
 		return Decision{}, fmt.Errorf("%w: %d (want 1..%d)", ErrTarget, target, MaxTarget)
 	}
-
-	// The max parallelism and source partitions JobVertexScaler.scale receives.
-	maxPar, partitions := p.MaxParallelism, 0
-	if p.Input == Source && p.SourcePartitions > 0 {
-		if p.Release <= Operator19 {
-			// ScalingMetricCollector: topology.updateMaxParallelism(source, #partitions).
-			maxPar = min(maxPar, p.SourcePartitions)
-		} else {
-			partitions = p.SourcePartitions // NUM_SOURCE_PARTITIONS
-		}
-	}
-	upperBound := min(maxPar, upperLimit)
+	upperBound := min(p.scaleMaxParallelism(), upperLimit)
 	newP := min(max(lowerLimit, target), upperBound)
 
-	d := Decision{Target: target, Clamped: newP, Parallelism: newP}
-	s := search{target: newP, current: p.Current, lower: lowerLimit, upperBound: upperBound}
+	d := Decision{Target: target, Clamped: newP, Parallelism: newP, Units: p.AlignmentUnits()}
+	s := search{n: d.Units, target: newP, current: p.Current, lower: lowerLimit, upperBound: upperBound}
+	mode := p.EffectiveMode()
 	switch r := p.Release; {
+	case d.Units == 0:
+		// The release does not align this vertex.
 	case r <= Operator19:
-		if r == Operator17 || p.Input == Source || p.Input == Hash {
-			s.n = maxPar
-			d.Units = s.n
-			d.Parallelism, d.Aligned = s.firstDivisorUpToHalf()
-		}
+		d.Parallelism, d.Aligned = s.firstDivisorUpToHalf()
 	case r <= Operator114:
-		if partitions > 0 || p.Input == Hash {
-			s.setUnits(maxPar, partitions)
-			d.Units = s.n
-			end := min(s.n, upperBound) // 1.11–1.14
-			if r == Operator110 {
-				end = s.n / 2
-				if newP > s.n/2 {
-					end = s.n
-				}
-				end = min(end, upperBound)
+		end := min(s.n, upperBound) // 1.11–1.14
+		if r == Operator110 {
+			end = s.n / 2
+			if newP > s.n/2 {
+				end = s.n
 			}
-			if q, ok := s.firstAccepted(end, p.EffectiveMode() == MaximizeUtilisation); ok {
-				d.Parallelism, d.Aligned = q, true
-			} else {
-				d.Parallelism, d.Limited = s.downwardFallback(), true
-			}
+			end = min(end, upperBound)
 		}
+		if q, ok := s.firstAccepted(end, mode == MaximizeUtilisation); ok {
+			d.Parallelism, d.Aligned = q, true
+		} else {
+			d.Parallelism, d.Limited = s.downwardFallback(), true
+		}
+	case newP == p.Current:
+		// 1.15 and main return a target equal to the current parallelism at once.
 	default: // 1.15 and main
-		mode := p.EffectiveMode()
-		if newP == p.Current || mode == Off || !(partitions > 0 || p.Input == Hash) {
-			break
-		}
-		s.setUnits(maxPar, partitions)
-		d.Units = s.n
 		end := min(s.n, upperBound)
 		if newP < p.Current {
 			end = min(p.Current, end) // a scale-down never searches past the current parallelism
 		}
-		acceptFewer := mode == MaximizeUtilisation || mode == Balanced
-		if q, ok := s.firstAccepted(end, acceptFewer); ok {
+		if q, ok := s.firstAccepted(end, mode == MaximizeUtilisation || mode == Balanced); ok {
 			d.Parallelism, d.Aligned = q, true
 			break
 		}
@@ -232,18 +211,41 @@ func scale(p Params, target, lowerLimit, upperLimit int) (Decision, error) {
 	return d, nil
 }
 
+// scaleMaxParallelism is the max parallelism JobVertexScaler.scale receives: for a 1.7–1.9 source
+// with known partitions min(M, partitions) (ScalingMetricCollector calls
+// topology.updateMaxParallelism(source, #partitions)); else M.
+func (p Params) scaleMaxParallelism() int {
+	if p.Release <= Operator19 && p.Input == Source && p.SourcePartitions > 0 {
+		return min(p.MaxParallelism, p.SourcePartitions)
+	}
+	return p.MaxParallelism
+}
+
+// AlignmentUnits returns N, what the release aligns this vertex's parallelism to, or 0 if it does
+// not align the vertex (p must be valid):
+//
+//   - 1.7: every vertex; 1.8–1.9: sources and vertices with a HASH input. N is the max
+//     parallelism, for a source with known partitions min(M, partitions).
+//   - 1.10+: sources with known partitions (N = the partitions; NUM_SOURCE_PARTITIONS,
+//     FLINK-36192) and vertices with a HASH input (N = M). On main, not with mode OFF.
+func (p Params) AlignmentUnits() int {
+	switch {
+	case p.Release == Operator17 || (p.Release <= Operator19 && (p.Input == Source || p.Input == Hash)):
+		return p.scaleMaxParallelism()
+	case p.Release <= Operator19 || p.EffectiveMode() == Off:
+		return 0
+	case p.Input == Source && p.SourcePartitions > 0:
+		return p.SourcePartitions
+	case p.Input == Hash:
+		return p.MaxParallelism
+	}
+	return 0
+}
+
 // search holds the quantities of one alignment: N (units), the clamped target, the current
 // parallelism, the lower limit and the upper bound.
 type search struct {
 	n, target, current, lower, upperBound int
-}
-
-// setUnits sets N: the source partitions if known, else the key groups (1.10+).
-func (s *search) setUnits(maxPar, partitions int) {
-	s.n = maxPar
-	if partitions > 0 {
-		s.n = partitions
-	}
 }
 
 // firstDivisorUpToHalf is the 1.7–1.9 search: the first p in [target, min(N/2, upperBound)]
