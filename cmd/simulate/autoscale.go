@@ -47,7 +47,7 @@ func runAutoscale(e *env, args []string) int {
 	fs.Var(&maxPar, "max-parallelism", "the vertex's max parallelism `M` as the job runs it (1..32768)")
 	fs.Var(&current, "current", "the vertex's current parallelism `C` (1..M)")
 	target := fs.String("target", "", "computed target(s): `T`, A..B or a list")
-	input := fs.String("input", "hash", "what feeds the vertex: hash (a keyBy), rebalance, forward or source")
+	input := fs.String("input", "hash", "what feeds the vertex, `KIND`: hash (a keyBy), rebalance, forward or source")
 	fs.Var(&partitions, "source-partitions", "the partitions `K` of a Kafka/Pulsar source (with --input source; 0 = unknown)")
 	lower := fs.Int("lower", autoscaler.DefaultLower, "job.autoscaler.vertex.min-parallelism `L`")
 	upper := fs.Int("upper", autoscaler.DefaultUpper, "job.autoscaler.vertex.max-parallelism `U`")
