@@ -21,6 +21,7 @@ const MaxTarget = math.MaxInt32
 
 // Params describe one vertex and the autoscaler configuration that aligns it.
 type Params struct {
+	// Release is the operator release whose JobVertexScaler.scale applies.
 	Release Release
 	// Mode is the configured alignment mode; ModeUnset means the release's default.
 	Mode Mode
@@ -29,7 +30,8 @@ type Params struct {
 	MaxParallelism int
 	// Current is the vertex's current parallelism, 1..MaxParallelism.
 	Current int
-	Input   Input
+	// Input is what feeds the vertex: a keyBy (Hash), other exchanges, or nothing (Source).
+	Input Input
 	// SourcePartitions is the number of partitions of a source (Input Source); 0 if unknown or
 	// not a source.
 	SourcePartitions int
