@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/restoresim/restoresim/model/autoscaler"
+)
+
+func init() {
+	register(&command{name: "autoscale", summary: "the parallelism the Kubernetes operator's autoscaler picks for a target, per operator release", run: runAutoscale})
+}
+
+const autoscaleHelp = `Prints, for each computed target parallelism (ceil(scale factor × current), before limits), the
+parallelism the Flink Kubernetes operator's autoscaler applies to the vertex after its limits and
+its key-group / partition alignment, exactly as JobVertexScaler.scale of that operator release
+does (SPEC-VERSIONS.md §8.2; docs/autoscale.md). The limits are the configured
+job.autoscaler.vertex.min-parallelism (--lower) and …vertex.max-parallelism (--upper); like the
+operator, it uses min(current, lower) and max(current, upper), and never more than the max
+parallelism. --mode is job.autoscaler.scaling.key-group.partitions.adjust.mode (1.11–1.15:
+EVENLY_SPREAD, MAXIMIZE_UTILISATION) or, on main, …scaling.parallelism-alignment.mode (BALANCED,
+EVENLY_SPREAD, OFF; MAXIMIZE_UTILISATION means the deprecated key); 1.7–1.10 have no modes.
+--target takes T, A..B or a list such as 10,20..30 (ascending, duplicates dropped).
+With --csv, one row per target:
+  target,parallelism,aligned,limited,blocked,skew
+  aligned  true if the alignment search found the parallelism (a divisor of the key groups or
+           partitions; with MAXIMIZE_UTILISATION or BALANCED also one with fewer per subtask)
+  limited  true if the release emits its SCALING_LIMITED event
+  blocked  true if the release keeps the current parallelism because the alignment could not
+           keep the scaling direction (1.15; main's MAXIMIZE_UTILISATION)
+  skew     the most key groups a subtask owns at that parallelism over the mean (Flink's
+           ranges; 1 = even); for a source with --source-partitions, partitions instead
+           (the most a subtask reads over the mean), 6 decimals
+Without --csv, a table with the same columns and the clamped target.`
+
+// maxTargets bounds how many targets one run prints.
+const maxTargets = 1 << 20
+
+func runAutoscale(e *env, args []string) int {
+	fs := newFlags("autoscale", "autoscale --operator RELEASE --max-parallelism M --current C --target T|A..B [--input hash|rebalance|forward|source] [--source-partitions K] [--lower L] [--upper U] [--mode MODE] [--csv]", autoscaleHelp)
+	operator := fs.String("operator", "", "the operator `RELEASE`: 1.7 … 1.15 or main")
+	var maxPar, current, partitions optInt
+	fs.Var(&maxPar, "max-parallelism", "the vertex's max parallelism `M` as the job runs it (1..32768)")
+	fs.Var(&current, "current", "the vertex's current parallelism `C` (1..M)")
+	target := fs.String("target", "", "computed target(s): `T`, A..B or a list")
+	input := fs.String("input", "hash", "what feeds the vertex, `KIND`: hash (a keyBy), rebalance, forward or source")
+	fs.Var(&partitions, "source-partitions", "the partitions `K` of a Kafka/Pulsar source (with --input source; 0 = unknown)")
+	lower := fs.Int("lower", autoscaler.DefaultLower, "job.autoscaler.vertex.min-parallelism `L`")
+	upper := fs.Int("upper", autoscaler.DefaultUpper, "job.autoscaler.vertex.max-parallelism `U`")
+	mode := fs.String("mode", "", "the alignment `MODE` (default: EVENLY_SPREAD on 1.11–1.15, BALANCED on main)")
+	csv := fs.Bool("csv", false, "print CSV")
+	pos, done, code := e.parseFlags(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return e.failf("autoscale", "unexpected argument %q (autoscale takes only flags)", pos[0])
+	}
+	if *operator == "" {
+		return e.failf("autoscale", "--operator is required (1.7 … 1.15 or main)")
+	}
+	release, err := autoscaler.ParseRelease(*operator)
+	if err != nil {
+		return e.failf("autoscale", "--operator: %v", err)
+	}
+	if !maxPar.set {
+		return e.failf("autoscale", "--max-parallelism M is required")
+	}
+	if !current.set {
+		return e.failf("autoscale", "--current C is required")
+	}
+	if *target == "" {
+		return e.failf("autoscale", "--target is required (e.g. --target 25 or --target 1..200)")
+	}
+	targets, err := parseTargets(*target)
+	if err != nil {
+		return e.failf("autoscale", "%v", err)
+	}
+	in, err := autoscaler.ParseInput(*input)
+	if err != nil {
+		return e.failf("autoscale", "--input: %v", err)
+	}
+	if partitions.set && in != autoscaler.Source {
+		return e.failf("autoscale", "--source-partitions needs --input source (the vertex is %s)", in)
+	}
+	m := autoscaler.ModeUnset
+	if *mode != "" {
+		if m, err = autoscaler.ParseMode(*mode); err != nil {
+			return e.failf("autoscale", "--mode: %v", err)
+		}
+		if err := release.CheckMode(m); err != nil {
+			return e.failf("autoscale", "--mode: %v", err)
+		}
+	}
+	p := autoscaler.Params{Release: release, Mode: m, MaxParallelism: maxPar.v, Current: current.v, Input: in,
+		SourcePartitions: partitions.v, Lower: *lower, Upper: *upper}
+	if err := p.Validate(); err != nil {
+		return e.failf("autoscale", "%v", autoscaleFlagError(err))
+	}
+	ds := make([]autoscaler.Decision, len(targets))
+	for i, t := range targets {
+		if ds[i], err = autoscaler.Scale(p, t); err != nil {
+			return e.failf("autoscale", "%v", err)
+		}
+	}
+	var out bytes.Buffer
+	if *csv {
+		out.WriteString("target,parallelism,aligned,limited,blocked,skew\n")
+		for _, d := range ds {
+			out.WriteString(strconv.Itoa(d.Target) + "," + strconv.Itoa(d.Parallelism) + "," + strconv.FormatBool(d.Aligned) + "," +
+				strconv.FormatBool(d.Limited) + "," + strconv.FormatBool(d.Blocked) + "," + ffmt(d.Skew) + "\n")
+		}
+	} else {
+		writeAutoscaleTable(&out, p, ds)
+	}
+	return writeOut(e, "autoscale", out.Bytes())
+}
+
+// autoscaleFlagError names the flag in a validation error of the library.
+func autoscaleFlagError(err error) string {
+	msg := err.Error()
+	for _, pf := range [...][2]string{
+		{"max parallelism", "--max-parallelism"}, {"current parallelism", "--current"}, {"source partitions", "--source-partitions"},
+		{"lower limit", "--lower"}, {"upper limit", "--upper"},
+	} {
+		if strings.HasPrefix(msg, pf[0]) {
+			return pf[1] + ": " + msg
+		}
+	}
+	return msg
+}
+
+// parseTargets parses --target: a comma list of T or A..B, each 1..autoscaler.MaxTarget, into an
+// ascending list without duplicates of at most maxTargets values.
+func parseTargets(s string) ([]int, error) {
+	var out []int
+	for _, tok := range strings.Split(s, ",") {
+		tok = strings.TrimSpace(tok)
+		if tok == "" {
+			return nil, fmt.Errorf("--target: empty item in %q (want T, A..B or a list such as 10,20..30)", s)
+		}
+		lo, hi, isRange := strings.Cut(tok, "..")
+		a, errA := strconv.Atoi(strings.TrimSpace(lo))
+		b, errB := a, error(nil)
+		if isRange {
+			b, errB = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if errA != nil || errB != nil {
+			return nil, fmt.Errorf("--target: %q is not a number or a range A..B", tok)
+		}
+		for _, v := range []int{a, b} {
+			if v < 1 || v > autoscaler.MaxTarget {
+				return nil, fmt.Errorf("--target: %d in %q is out of bounds (want 1..%d)", v, tok, autoscaler.MaxTarget)
+			}
+		}
+		if a > b {
+			return nil, fmt.Errorf("--target: %q is an empty range (the start is above the end)", tok)
+		}
+		if b-a >= maxTargets || len(out)+b-a >= maxTargets {
+			return nil, fmt.Errorf("--target: more than %d targets", maxTargets)
+		}
+		for v := a; v <= b; v++ {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// writeAutoscaleTable writes the text form: a line naming the vertex and the limits, then one row
+// per target.
+func writeAutoscaleTable(out *bytes.Buffer, p autoscaler.Params, ds []autoscaler.Decision) {
+	mode := ""
+	if em := p.EffectiveMode(); em != autoscaler.ModeUnset {
+		mode = " (" + em.String() + ")"
+	}
+	units := "no alignment for this vertex"
+	switch n := p.AlignmentUnits(); {
+	case n == 0:
+	case p.Input == autoscaler.Source && p.SourcePartitions > 0 && p.Release >= autoscaler.Operator110:
+		units = "aligns to " + strconv.Itoa(n) + " source partitions"
+	case p.Input == autoscaler.Source && p.SourcePartitions > 0:
+		units = "aligns to " + strconv.Itoa(n) + ", the smaller of the max parallelism and the source partitions"
+	default:
+		units = "aligns to " + strconv.Itoa(n) + " key groups"
+	}
+	fmt.Fprintf(out, "operator %s%s, %s vertex, max parallelism %d, current %d, limits %d..%d: %s\n",
+		p.Release, mode, p.Input, p.MaxParallelism, p.Current, min(p.Current, p.Lower), max(p.Current, p.Upper), units)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "target\tclamped\tparallelism\taligned\tlimited\tblocked\tskew\t")
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "-"
+	}
+	for _, d := range ds {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", d.Target, d.Clamped, d.Parallelism, yes(d.Aligned), yes(d.Limited), yes(d.Blocked), ffmt(d.Skew))
+	}
+	tw.Flush()
+}
