@@ -121,14 +121,14 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 			if vx.MaxParallelism != os.MaxParallelism {
 				adopt, err := canRescaleMaxParallelism(v, vx.MaxParallelismConfigured, os.MaxParallelism)
 				if err != nil {
-					return nil, err
+					return nil, refuse(err, os.OperatorID, vx.Name)
 				}
 				if mutant("maxpar-change-accepted") {
 					adopt = true
 				}
 				if !adopt {
-					return nil, &MaxParallelismMismatchError{Checkpoint: name, OperatorID: os.OperatorID,
-						StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: vx.MaxParallelism}
+					return nil, refuse(&MaxParallelismMismatchError{Checkpoint: name, OperatorID: os.OperatorID,
+						StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: vx.MaxParallelism}, os.OperatorID, vx.Name)
 				}
 			}
 			out.Operators = append(out.Operators, *os)
@@ -141,11 +141,11 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 			continue
 		}
 		if v == Flink118 && os.CoordinatorState != nil {
-			return nil, &NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID, CoordinatorState: true}
+			return nil, refuse(&NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID, CoordinatorState: true}, os.OperatorID, "")
 		}
 		for _, st := range os.Subtasks {
 			if subtaskHasState(v, st) {
-				return nil, &NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID}
+				return nil, refuse(&NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID}, os.OperatorID, "")
 			}
 		}
 		// "Skipping empty savepoint state for operator …"
