@@ -31,11 +31,11 @@ type RestorePlan struct {
 	// Restorable is true when Flink would restore.
 	Restorable bool `json:"restorable"`
 	// Error, Check and OperatorID describe the first refusal in Flink's order (null when none).
-	Error      *string       `json:"error"`
-	Check      *model.Check  `json:"check"`
-	OperatorID *string       `json:"operator_id"`
+	Error      *string        `json:"error"`
+	Check      *model.Check   `json:"check"`
+	OperatorID *string        `json:"operator_id"`
 	Operators  []OperatorPlan `json:"operators"`
-	NewOps     []NewOperator `json:"new_operators"`
+	NewOps     []NewOperator  `json:"new_operators"`
 	// Refusal is the first refusal (nil when none); Error, Check and OperatorID render it.
 	Refusal *model.RefusalError `json:"-"`
 }

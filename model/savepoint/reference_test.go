@@ -444,4 +444,3 @@ func TestPlanAgreesWithReference(t *testing.T) {
 		t.Errorf("the real files exercised too little: %v", checked)
 	}
 }
-
