@@ -145,7 +145,7 @@ func elementBytes(sorted []int64, off, size int64) int64 {
 	}
 	i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
 	end := size
-	if i < len(sorted) && sorted[i] < end {
+	if i < len(sorted) && sorted[i] < end && !mutant("plan-bytes-to-stream-end") {
 		end = sorted[i]
 	}
 	if end < off {

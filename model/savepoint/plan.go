@@ -447,7 +447,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 			named = &id
 		}
 		refuse(r, named)
-		if len(culprits) == 0 {
+		if len(culprits) == 0 || mutant("plan-refusal-ends-plan") {
 			// Not attributable to an operator: every remaining operator is left unjudged.
 			for i := range active {
 				if active[i] {
