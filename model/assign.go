@@ -156,11 +156,13 @@ type vertexWork struct {
 // are stateless but neighbour channel state (FLINK-31963) are not detected: the model has no
 // edges.
 //
-// Errors, all typed (see errors.go): *NoOperatorForStateError, *MixedFinishedOperatorsError,
+// Errors, all typed (see errors.go): every refusal is a *RefusalError (its check and operator;
+// see refusal.go) wrapping *NoOperatorForStateError, *MixedFinishedOperatorsError,
 // *MaxParallelismBelowNewParallelismError, *MaxParallelismChangeNotSupportedError,
 // *MaxParallelismOutOfBoundsError, *NullKeyedStateHandlesError (1.10.1), key-group range
-// errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors,
-// ErrChannelStateTopologyChange, ErrChannelStateRescaleNotModelled and ErrInvalidRestoreInput.
+// errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors or
+// ErrChannelStateTopologyChange; the others are *ChannelStateRescaleNotModelledError and
+// ErrInvalidRestoreInput.
 // They come in Flink's order: 1.18 checks completeness, then matches all vertices, then
 // repartitions all, then assigns; 1.10.1 does all steps vertex by vertex.
 //

@@ -57,6 +57,7 @@ var savepointProperties1101 = CheckpointProperties{Savepoint: true, Forced: true
 // generated ID, which gives the same lookups as generated IDs first, then user-defined ones
 // where free.
 //
+// Both refusals come as a *RefusalError (its check and operator) wrapping the typed error.
 // Duplicate operator IDs in the metadata, or operator states with more subtask entries than
 // their parallelism, give ErrInvalidRestoreInput (Flink writes metadata from a map). In 1.10.1
 // coordinator and channel state do not exist: both fields are ignored.
