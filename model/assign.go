@@ -156,11 +156,13 @@ type vertexWork struct {
 // are stateless but neighbour channel state (FLINK-31963) are not detected: the model has no
 // edges.
 //
-// Errors, all typed (see errors.go): *NoOperatorForStateError, *MixedFinishedOperatorsError,
+// Errors, all typed (see errors.go): every refusal is a *RefusalError (its check and operator;
+// see refusal.go) wrapping *NoOperatorForStateError, *MixedFinishedOperatorsError,
 // *MaxParallelismBelowNewParallelismError, *MaxParallelismChangeNotSupportedError,
 // *MaxParallelismOutOfBoundsError, *NullKeyedStateHandlesError (1.10.1), key-group range
-// errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors,
-// ErrChannelStateTopologyChange, ErrChannelStateRescaleNotModelled and ErrInvalidRestoreInput.
+// errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors or
+// ErrChannelStateTopologyChange; the others are *ChannelStateRescaleNotModelledError and
+// ErrInvalidRestoreInput.
 // They come in Flink's order: 1.18 checks completeness, then matches all vertices, then
 // repartitions all, then assigns; 1.10.1 does all steps vertex by vertex.
 //
@@ -184,7 +186,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 	}
 	for i := range in.Operators {
 		if _, ok := known[in.Operators[i].OperatorID]; !ok && !in.AllowNonRestoredState {
-			return nil, &NoOperatorForStateError{OperatorID: in.Operators[i].OperatorID}
+			return nil, refuse(&NoOperatorForStateError{OperatorID: in.Operators[i].OperatorID}, in.Operators[i].OperatorID, "")
 		}
 	}
 
@@ -231,7 +233,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 				}
 			}
 			if finished > 0 && finished < len(w.states) {
-				return nil, &MixedFinishedOperatorsError{Vertex: w.v.Name}
+				return nil, refuse(&MixedFinishedOperatorsError{Vertex: w.v.Name}, w.states[0].OperatorID, w.v.Name)
 			}
 			w.out.FullyFinished = finished > 0
 		}
@@ -319,7 +321,7 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 	for i := range ranges {
 		r, err := ComputeKeyGroupRangeForOperatorIndex(w.maxPar, p, i)
 		if err != nil {
-			return fmt.Errorf("vertex %s: key-group partitions for max parallelism %d and parallelism %d: %w", w.v.Name, w.maxPar, p, err)
+			return refuseVertex(fmt.Errorf("vertex %s: key-group partitions for max parallelism %d and parallelism %d: %w", w.v.Name, w.maxPar, p, err), w.v.Name)
 		}
 		ranges[i] = r
 	}
@@ -332,10 +334,10 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 	for k, os := range w.states {
 		var err error
 		if w.managedOp[k], err = repartitionOperatorKind(v, os, p, false); err != nil {
-			return fmt.Errorf("vertex %s, operator %v, managed operator state: %w", w.v.Name, os.OperatorID, err)
+			return refuse(fmt.Errorf("vertex %s, operator %v, managed operator state: %w", w.v.Name, os.OperatorID, err), os.OperatorID, w.v.Name)
 		}
 		if w.rawOp[k], err = repartitionOperatorKind(v, os, p, true); err != nil {
-			return fmt.Errorf("vertex %s, operator %v, raw operator state: %w", w.v.Name, os.OperatorID, err)
+			return refuse(fmt.Errorf("vertex %s, operator %v, raw operator state: %w", w.v.Name, os.OperatorID, err), os.OperatorID, w.v.Name)
 		}
 	}
 	if v == Flink118 {
@@ -358,7 +360,7 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 			w.managedKeyed[k], w.rawKeyed[k] = mk, rk
 		} else {
 			if v == Flink1101 && !os.HasSubtaskStates() {
-				return &NullKeyedStateHandlesError{OperatorID: os.OperatorID, OldParallelism: os.Parallelism, NewParallelism: p}
+				return refuse(&NullKeyedStateHandlesError{OperatorID: os.OperatorID, OldParallelism: os.Parallelism, NewParallelism: p}, os.OperatorID, w.v.Name)
 			}
 			w.managedKeyed[k], w.rawKeyed[k] = cutKeyedStates(os, ranges, w.maxPar)
 		}
@@ -375,19 +377,19 @@ func (w *vertexWork) checkParallelismPreconditions(v FlinkVersion) error {
 	for _, k := range order {
 		os := w.states[k]
 		if os.MaxParallelism < p {
-			return &MaxParallelismBelowNewParallelismError{Vertex: w.v.Name, OperatorID: os.OperatorID,
-				StateMaxParallelism: os.MaxParallelism, Parallelism: p}
+			return refuse(&MaxParallelismBelowNewParallelismError{Vertex: w.v.Name, OperatorID: os.OperatorID,
+				StateMaxParallelism: os.MaxParallelism, Parallelism: p}, os.OperatorID, w.v.Name)
 		}
 		if os.MaxParallelism == w.maxPar {
 			continue
 		}
 		adopt, err := canRescaleMaxParallelism(v, w.configured, os.MaxParallelism)
 		if err != nil {
-			return err
+			return refuse(err, os.OperatorID, w.v.Name)
 		}
 		if !adopt {
-			return &MaxParallelismChangeNotSupportedError{Vertex: w.v.Name, OperatorID: os.OperatorID,
-				StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: w.maxPar}
+			return refuse(&MaxParallelismChangeNotSupportedError{Vertex: w.v.Name, OperatorID: os.OperatorID,
+				StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: w.maxPar}, os.OperatorID, w.v.Name)
 		}
 		w.maxPar = normalizeMaxParallelism(v, os.MaxParallelism) // setMaxParallelism
 	}
@@ -487,14 +489,14 @@ func (w *vertexWork) channelState() error {
 		}
 		for k, os := range w.states {
 			if k != own && hasChannel(os, input) {
-				return fmt.Errorf("%w (vertex %s): the following operators contain channel state: [%v]",
-					ErrChannelStateTopologyChange, w.v.Name, os.OperatorID)
+				return refuse(fmt.Errorf("%w (vertex %s): the following operators contain channel state: [%v]",
+					ErrChannelStateTopologyChange, w.v.Name, os.OperatorID), os.OperatorID, w.v.Name)
 			}
 		}
 		os := w.states[own]
 		if os.Parallelism != w.v.Parallelism {
-			return fmt.Errorf("%w: vertex %s, operator %v, parallelism %d → %d",
-				ErrChannelStateRescaleNotModelled, w.v.Name, os.OperatorID, os.Parallelism, w.v.Parallelism)
+			return &ChannelStateRescaleNotModelledError{Vertex: w.v.Name, OperatorID: os.OperatorID,
+				OldParallelism: os.Parallelism, NewParallelism: w.v.Parallelism}
 		}
 		per := make([][]ChannelStateHandle, w.v.Parallelism)
 		for i := range per {
@@ -529,7 +531,7 @@ func (w *vertexWork) assign(v FlinkVersion, checkpointID int64) error {
 		t.Operators = ops[i*n : (i+1)*n : (i+1)*n]
 		for k, op := range w.v.Operators {
 			if !w.managedSet[k] && w.rawSet[k] {
-				return &RawKeyedStateWithoutManagedError{OperatorID: op.ID, Subtask: i}
+				return refuse(&RawKeyedStateWithoutManagedError{OperatorID: op.ID, Subtask: i}, op.ID, w.v.Name)
 			}
 			st := OperatorSubtaskState{
 				ManagedOperatorState: clip(w.managedOp[k][i]),

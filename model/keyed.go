@@ -115,7 +115,7 @@ func KeyedStateHandlesForSubtask(v FlinkVersion, os *OperatorState, newRanges []
 		managed = keyedStateHandles(v, os, newRanges[subtask], false)
 		raw = keyedStateHandles(v, os, newRanges[subtask], true)
 		if managed == nil || raw == nil {
-			return nil, nil, &NullKeyedStateHandlesError{OperatorID: os.OperatorID, OldParallelism: os.Parallelism, NewParallelism: newParallelism}
+			return nil, nil, refuse(&NullKeyedStateHandlesError{OperatorID: os.OperatorID, OldParallelism: os.Parallelism, NewParallelism: newParallelism}, os.OperatorID, "")
 		}
 	}
 	if len(managed) == 0 && len(raw) == 0 {

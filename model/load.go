@@ -57,6 +57,7 @@ var savepointProperties1101 = CheckpointProperties{Savepoint: true, Forced: true
 // generated ID, which gives the same lookups as generated IDs first, then user-defined ones
 // where free.
 //
+// Both refusals come as a *RefusalError (its check and operator) wrapping the typed error.
 // Duplicate operator IDs in the metadata, or operator states with more subtask entries than
 // their parallelism, give ErrInvalidRestoreInput (Flink writes metadata from a map). In 1.10.1
 // coordinator and channel state do not exist: both fields are ignored.
@@ -121,14 +122,14 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 			if vx.MaxParallelism != os.MaxParallelism {
 				adopt, err := canRescaleMaxParallelism(v, vx.MaxParallelismConfigured, os.MaxParallelism)
 				if err != nil {
-					return nil, err
+					return nil, refuse(err, os.OperatorID, vx.Name)
 				}
 				if mutant("maxpar-change-accepted") {
 					adopt = true
 				}
 				if !adopt {
-					return nil, &MaxParallelismMismatchError{Checkpoint: name, OperatorID: os.OperatorID,
-						StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: vx.MaxParallelism}
+					return nil, refuse(&MaxParallelismMismatchError{Checkpoint: name, OperatorID: os.OperatorID,
+						StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: vx.MaxParallelism}, os.OperatorID, vx.Name)
 				}
 			}
 			out.Operators = append(out.Operators, *os)
@@ -141,11 +142,11 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 			continue
 		}
 		if v == Flink118 && os.CoordinatorState != nil {
-			return nil, &NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID, CoordinatorState: true}
+			return nil, refuse(&NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID, CoordinatorState: true}, os.OperatorID, "")
 		}
 		for _, st := range os.Subtasks {
 			if subtaskHasState(v, st) {
-				return nil, &NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID}
+				return nil, refuse(&NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID}, os.OperatorID, "")
 			}
 		}
 		// "Skipping empty savepoint state for operator …"

@@ -1,10 +1,16 @@
 package scenarios
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/savepoint"
 )
 
 // TestScenarios runs every file under testdata/ (cockroachdb/datadriven form). Commands:
@@ -12,6 +18,11 @@ import (
 //	run                      the input is a plan in scenario syntax (see sim.ParsePlan); the
 //	                         expected output is its trace and "ok" or its violations
 //	ranges m=M p=P1,P2,...   the key-group ranges of every subtask at each parallelism
+//	plan file=PATH [p=P] [flink=1.18|1.10.1] [allow-non-restored-state]
+//	                         the restore plan of a real _metadata file (PATH relative to this
+//	                         package, e.g. ../../shared/flink-metadata/real/…) at parallelism P,
+//	                         or into the job the input describes (the JSON of `simulate plan
+//	                         --job`; P is then its default parallelism); see PlanRestore
 //
 // Regenerate the expected output with `go test ./scenarios -rewrite` and review the diff.
 func TestScenarios(t *testing.T) {
@@ -41,9 +52,55 @@ func TestScenarios(t *testing.T) {
 					return "error: " + err.Error() + "\n"
 				}
 				return out
+			case "plan":
+				return planCommand(t, d)
 			}
 			d.Fatalf(t, "unknown command %q", d.Cmd)
 			return ""
 		})
 	})
+}
+
+// realMetadataDir holds the real Flink files, beside the module root.
+const realMetadataDir = "../../shared/flink-metadata"
+
+// planCommand runs the plan command (see TestScenarios).
+func planCommand(t *testing.T, d *datadriven.TestData) string {
+	var file string
+	d.ScanArgs(t, "file", &file)
+	if _, err := os.Stat(file); err != nil && strings.HasPrefix(file, realMetadataDir) {
+		t.Skipf("real Flink metadata files not found (%v); skipping", err)
+	}
+	var opts savepoint.Options
+	if d.HasArg("p") {
+		var ps string
+		d.ScanArgs(t, "p", &ps)
+		p, err := strconv.Atoi(ps)
+		if err != nil {
+			d.Fatalf(t, "p=%q: %v", ps, err)
+		}
+		opts.Parallelism = p
+	}
+	if d.HasArg("flink") {
+		var fv string
+		d.ScanArgs(t, "flink", &fv)
+		v, err := model.ParseFlinkVersion(fv)
+		if err != nil {
+			d.Fatalf(t, "flink=%q: %v", fv, err)
+		}
+		opts.Flink = v
+	}
+	opts.AllowNonRestoredState = d.HasArg("allow-non-restored-state")
+	if strings.TrimSpace(d.Input) != "" {
+		job, err := ParseJob(d.Input, opts.Parallelism)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		opts.Job = job
+	}
+	out, err := PlanRestore(os.DirFS(filepath.Dir(file)), filepath.Base(file), opts)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	return out
 }

@@ -407,9 +407,9 @@ func (w *World) restart(step int, c Change) string {
 	}
 	// The user rolls the change back: the old job, restored from the same savepoint.
 	if _, rerr := w.startFrom(step, f, old, false, model.NoClaim); rerr != nil {
-		return fmt.Sprintf("refused (%s); restoring the old job failed too (%s); %s", reasonName(err), firstLine(rerr), w.resubmitFresh(step))
+		return fmt.Sprintf("refused (%s); restoring the old job failed too (%s); %s", refusalReason(err), firstLine(rerr), w.resubmitFresh(step))
 	}
-	return fmt.Sprintf("refused (%s); rolled back to the old job from savepoint %d", reasonName(err), id)
+	return fmt.Sprintf("refused (%s); rolled back to the old job from savepoint %d", refusalReason(err), id)
 }
 
 func restoreMode(claim bool) model.RestoreMode {
@@ -515,10 +515,14 @@ func (w *World) checkMaxPar(step int, want int) {
 	}
 }
 
-func reasonName(err error) string {
-	for _, r := range []error{model.ErrMaxParallelismMismatch, model.ErrNonRestoredState, model.ErrMaxParallelismBelowNewParallelism, model.ErrNoOperatorForState} {
-		if errors.Is(err, r) {
-			return r.Error()
+// refusalReason is the short form of a refusal in the trace: the sentinel text of the four
+// refusals the oracle predicts (read from the typed refusal's check), else the first line.
+func refusalReason(err error) string {
+	var rf *model.RefusalError
+	if errors.As(err, &rf) {
+		switch rf.Check {
+		case model.CheckMaxParallelismMismatch, model.CheckNonRestoredState, model.CheckMaxParallelismBelowParallelism, model.CheckNoOperatorForState:
+			return rf.Check.Sentinel().Error()
 		}
 	}
 	return firstLine(err)

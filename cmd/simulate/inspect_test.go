@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
+	"github.com/restoresim/restoresim/model/savepoint"
 )
 
 // realMetadataDir holds the real Flink files, beside the module root.
@@ -168,7 +169,7 @@ func TestInspectRealFiles(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", e.Name(), code, errs)
 			continue
 		}
-		var got inspectFile
+		var got savepoint.Summary
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: %v", e.Name(), err)
 		}
@@ -221,7 +222,7 @@ func TestInspectAgreesWithIndex(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", name, code, errs)
 			continue
 		}
-		var got inspectFile
+		var got savepoint.Summary
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +232,7 @@ func TestInspectAgreesWithIndex(t *testing.T) {
 		counts := map[string]int{}
 		for _, op := range got.Operators {
 			for _, s := range op.Subtasks {
-				for _, k := range append(append([]inspectKeyed{}, s.ManagedKeyedState...), s.RawKeyedState...) {
+				for _, k := range append(append([]savepoint.KeyedSummary{}, s.ManagedKeyedState...), s.RawKeyedState...) {
 					typ := k.Type
 					if k.Tag == metadata.TagIncremental || k.Tag == metadata.TagKeyGroupsV2 || k.Tag == metadata.TagChangelogBackend {
 						typ += "(v2)"
@@ -309,7 +310,7 @@ func TestInspectRendersDamagedFiles(t *testing.T) {
 			accepted++
 			var text bytes.Buffer
 			writeInspectText(&text, "_metadata", f)
-			if _, err := json.Marshal(inspectJSONOf(f)); err != nil {
+			if _, err := json.Marshal(savepoint.Summarize(f)); err != nil {
 				t.Fatalf("flip %d.%d: %v", i, bit, err)
 			}
 		}

@@ -1,0 +1,15 @@
+// Package savepoint reads a real Flink checkpoint or savepoint and plans its restore: what
+// Flink does when it restores the state at a new parallelism or into a described job.
+//
+// Open resolves a _metadata file or a checkpoint directory on an io/fs.FS as Flink resolves a
+// savepoint path (model.ResolveCheckpointPointer) and decodes the metadata (package
+// model/metadata). Summarize gives the inspection summary: state bytes per operator, subtask
+// and key group, and which Flink releases write the file's format. PlanRestore runs the
+// model's restore path (LoadAndValidateCheckpoint, then AssignStates) and gives a RestorePlan:
+// every operator judged, the first refusal in Flink's order (a typed *model.RefusalError with
+// its check and operator), and for every new subtask the key groups, the old handles it
+// receives and their bytes. A JobFile describes the new job (its decoding from YAML or JSON is
+// the caller's).
+//
+// The package is pure: it reads only through the io/fs.FS it is given, and prints nothing.
+package savepoint

@@ -1,0 +1,274 @@
+package savepoint
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
+)
+
+// This file names what a new subtask receives by the old handles it comes from: old subtask
+// and offset index, and the bytes.
+
+// oldIndex locates an operator's old handles so that what a new subtask receives can be named
+// by old subtask and offset index.
+type oldIndex struct {
+	os *model.OperatorState
+}
+
+func indexOldState(os *model.OperatorState) *oldIndex { return &oldIndex{os: os} }
+
+type oldKeyed struct {
+	subtask int
+	h       model.KeyedStateHandle
+}
+
+func (x *oldIndex) keyedSeq(raw bool) []oldKeyed {
+	var seq []oldKeyed
+	for j, st := range x.os.Subtasks {
+		if st == nil {
+			continue
+		}
+		l := st.ManagedKeyedState
+		if raw {
+			l = st.RawKeyedState
+		}
+		for _, h := range l {
+			if h != nil {
+				seq = append(seq, oldKeyed{j, h})
+			}
+		}
+	}
+	return seq
+}
+
+// sameKeyedHandle reports whether got is old or a cut of it (same underlying stream and
+// handle ID, a range inside old's).
+func sameKeyedHandle(old, got model.KeyedStateHandle) bool {
+	if old == got {
+		return true
+	}
+	or, gr := old.KeyGroupRange(), got.KeyGroupRange()
+	if gr.Start < or.Start || gr.End > or.End {
+		return false
+	}
+	switch o := old.(type) {
+	case *model.KeyGroupsStateHandle:
+		g, ok := got.(*model.KeyGroupsStateHandle)
+		return ok && g.Delegate == o.Delegate && g.StateHandleID == o.StateHandleID && g.Savepoint == o.Savepoint
+	case *metadata.ChangelogStateBackendHandle:
+		g, ok := got.(*metadata.ChangelogStateBackendHandle)
+		return ok && g.StateHandleID == o.StateHandleID && g.CheckpointID == o.CheckpointID && g.MaterializationID == o.MaterializationID
+	case *metadata.ChangelogStateHandle:
+		g, ok := got.(*metadata.ChangelogStateHandle)
+		return ok && g.StateHandleID == o.StateHandleID && g.StorageID == o.StorageID && g.Size == o.Size
+	}
+	return false
+}
+
+// keyed maps received keyed handles, in order, to the old handles they come from (the model
+// keeps Flink's order: old subtasks ascending, handles in order).
+func (x *oldIndex) keyed(got []model.KeyedStateHandle, raw bool) ([]KeyedPart, error) {
+	out := []KeyedPart{}
+	seq := x.keyedSeq(raw)
+	c := 0
+	for _, g := range got {
+		if g == nil {
+			continue
+		}
+		for c < len(seq) && !sameKeyedHandle(seq[c].h, g) {
+			c++
+		}
+		if c == len(seq) {
+			return nil, fmt.Errorf("model: internal error: received keyed handle %T %v matches no old handle", g, g.KeyGroupRange())
+		}
+		r := g.KeyGroupRange()
+		out = append(out, KeyedPart{OldSubtask: seq[c].subtask, Start: r.Start, End: r.End, Handle: keyedKind(g), Bytes: keyedReceivedBytes(seq[c].h, g)})
+		c++
+	}
+	return out, nil
+}
+
+func keyedKind(h model.KeyedStateHandle) string {
+	switch h := h.(type) {
+	case *model.KeyGroupsStateHandle:
+		if h.Savepoint {
+			return "KeyGroupsSavepointStateHandle"
+		}
+		return "KeyGroupsStateHandle"
+	case *model.IncrementalKeyedStateHandle:
+		return "IncrementalRemoteKeyedStateHandle"
+	case *metadata.ChangelogStateBackendHandle:
+		return "ChangelogStateBackendHandle"
+	case *metadata.ChangelogStateHandle:
+		return "ChangelogStateHandle"
+	}
+	return fmt.Sprintf("%T", h)
+}
+
+// keyedReceivedBytes: for a key-groups handle the bytes of the received key groups (see the
+// help); for other handles the whole handle.
+func keyedReceivedBytes(old, got model.KeyedStateHandle) int64 {
+	o, ok1 := old.(*model.KeyGroupsStateHandle)
+	g, ok2 := got.(*model.KeyGroupsStateHandle)
+	if !ok1 || !ok2 {
+		return got.StateSize()
+	}
+	ends := sortedPositive(o.Offsets.Offsets)
+	var n int64
+	for _, off := range g.Offsets.Offsets {
+		n += elementBytes(ends, off, o.Delegate.Size)
+	}
+	return n
+}
+
+// sortedPositive gives the distinct positive offsets in ascending order.
+func sortedPositive(offs []int64) []int64 {
+	var s []int64
+	for _, o := range offs {
+		if o > 0 {
+			s = append(s, o)
+		}
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// elementBytes is the size of the element at off: up to the next larger offset, or to the end
+// of the stream; 0 for offset 0 (an empty key group) or an offset past the end.
+func elementBytes(sorted []int64, off, size int64) int64 {
+	if off <= 0 {
+		return 0
+	}
+	i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
+	end := size
+	if i < len(sorted) && sorted[i] < end && !mutant("plan-bytes-to-stream-end") {
+		end = sorted[i]
+	}
+	if end < off {
+		return 0
+	}
+	return end - off
+}
+
+type oldOpHandle struct {
+	subtask int
+	h       *model.OperatorStateHandle
+	used    map[string][]bool // per name, offset positions already attributed
+}
+
+func (x *oldIndex) operatorHandles(raw bool) []*oldOpHandle {
+	var out []*oldOpHandle
+	for j, st := range x.os.Subtasks {
+		if st == nil {
+			continue
+		}
+		l := st.ManagedOperatorState
+		if raw {
+			l = st.RawOperatorState
+		}
+		for k := range l {
+			out = append(out, &oldOpHandle{subtask: j, h: &l[k], used: map[string][]bool{}})
+		}
+	}
+	return out
+}
+
+// operator maps received operator-state handles to pairs [old subtask, offset index] by the
+// identity of the delegate stream and the state name.
+func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[string]*OperatorStatePart, error) {
+	out := map[string]*OperatorStatePart{}
+	olds := x.operatorHandles(raw)
+	type pair struct {
+		subtask, handle, idx int
+		bytes                int64
+	}
+	perName := map[string][]pair{}
+	for _, g := range got {
+		for _, s := range g.States {
+			ps := out[s.Name]
+			if ps == nil {
+				ps = &OperatorStatePart{Mode: s.Mode.String(), Pairs: [][2]int{}}
+				out[s.Name] = ps
+			} else if !strings.Contains(ps.Mode, s.Mode.String()) {
+				ps.Mode += "," + s.Mode.String()
+			}
+			if len(s.Offsets) == 0 {
+				continue
+			}
+			found := false
+			for hi, o := range olds {
+				if o.h.Delegate != g.Delegate {
+					continue
+				}
+				for _, os := range o.h.States {
+					if os.Name != s.Name {
+						continue
+					}
+					at := findRun(os.Offsets, s.Offsets, o.used[s.Name])
+					if at < 0 {
+						continue
+					}
+					if o.used[s.Name] == nil {
+						o.used[s.Name] = make([]bool, len(os.Offsets))
+					}
+					all := allOffsets(o.h)
+					for q := range s.Offsets {
+						o.used[s.Name][at+q] = true
+						perName[s.Name] = append(perName[s.Name], pair{o.subtask, hi, at + q, elementBytes(all, os.Offsets[at+q], o.h.Delegate.Size)})
+					}
+					found = true
+					break
+				}
+				if found {
+					break
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("model: internal error: received offsets %v of %q match no old handle", s.Offsets, s.Name)
+			}
+		}
+	}
+	for name, ps := range perName {
+		sort.SliceStable(ps, func(a, b int) bool {
+			if ps[a].handle != ps[b].handle {
+				return ps[a].handle < ps[b].handle
+			}
+			return ps[a].idx < ps[b].idx
+		})
+		st := out[name]
+		for _, p := range ps {
+			st.Pairs = append(st.Pairs, [2]int{p.subtask, p.idx})
+			st.Bytes += p.bytes
+		}
+	}
+	return out, nil
+}
+
+// findRun finds want as a contiguous run of offs whose positions are not yet used; -1 if none.
+func findRun(offs, want []int64, used []bool) int {
+	for at := 0; at+len(want) <= len(offs); at++ {
+		ok := true
+		for q := range want {
+			if offs[at+q] != want[q] || used != nil && used[at+q] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return at
+		}
+	}
+	return -1
+}
+
+func allOffsets(h *model.OperatorStateHandle) []int64 {
+	var all []int64
+	for _, s := range h.States {
+		all = append(all, s.Offsets...)
+	}
+	return sortedPositive(all)
+}

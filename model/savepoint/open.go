@@ -1,0 +1,154 @@
+package savepoint
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
+)
+
+// Savepoint is an opened checkpoint or savepoint.
+type Savepoint struct {
+	// Path names the metadata file as the caller named the checkpoint (the label given to
+	// Open, joined with "_metadata" for a directory).
+	Path string
+	// Pointer is the checkpoint directory as Flink names it in its messages: qualified with
+	// the file scheme, e.g. "file:/ckpt/job/chk-7" (SPEC §I).
+	Pointer string
+	// FormatVersion is the metadata format version the file declares.
+	FormatVersion int32
+	// File is the decoded metadata; nil when the format version is one no modelled Flink
+	// reads (see Open).
+	File *metadata.File
+	// Unreadable is the reader's error when File is nil (it matches
+	// metadata.ErrUnsupportedVersion).
+	Unreadable error
+}
+
+// Open opens the checkpoint at pointer — a _metadata file or a checkpoint directory holding
+// one — on fsys, which serves the file scheme from its root: pointer is an absolute path or a
+// "file:" URI, and "/a/b" is the name "a/b" in fsys (os.DirFS("/") is the local file system).
+// label names the checkpoint in the errors and in Savepoint.Path (the path as the user gave
+// it; pointer when empty).
+//
+// A pointer that names nothing, or a directory without a _metadata file, is an error wrapping
+// the model's *model.CheckpointNotFoundError. A file whose format version no modelled Flink reads
+// (format version 1, Flink 1.2's) gives both a Savepoint without File (PlanRestore plans it as
+// a refusal) and an error matching metadata.ErrUnsupportedVersion; any other damage gives an
+// error that names the byte offset and the field.
+func Open(fsys fs.FS, pointer, label string) (*Savepoint, error) {
+	if label == "" {
+		label = pointer
+	}
+	loc, err := model.ResolveCheckpointPointer(CheckpointFS(fsys), pointer)
+	if err != nil {
+		var nf *model.CheckpointNotFoundError
+		switch {
+		case errors.As(err, &nf) && nf.Dir != "":
+			return nil, &openError{fmt.Sprintf("cannot find meta data file '%s' in directory '%s'; please try to load the checkpoint/savepoint directly from the metadata file instead of the directory", model.MetadataFileName, label), err}
+		case errors.As(err, &nf):
+			return nil, &openError{label + ": no such file or directory", err}
+		}
+		return nil, err
+	}
+	name := label
+	if loc.Metadata.Path != qualified(pointer) {
+		// The pointer named a directory: Flink reads its _metadata file.
+		name = path.Join(label, model.MetadataFileName)
+	}
+	fname, ok := fsName(loc.Metadata.Path)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", name, model.ErrUnsupportedFileSystemScheme)
+	}
+	if fi, err := fs.Stat(fsys, fname); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a metadata file", name)
+	}
+	fh, err := fsys.Open(fname)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	f, err := metadata.ReadFrom(fh, metadata.DefaultMaxFileSize)
+	sp := &Savepoint{Path: name, Pointer: loc.ExternalPointer}
+	switch {
+	case errors.Is(err, metadata.ErrUnsupportedVersion):
+		if b, rerr := readHead(fsys, fname, 8); rerr == nil && len(b) == 8 {
+			sp.FormatVersion = int32(uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7]))
+		}
+		sp.Unreadable = err
+		return sp, fmt.Errorf("%s: %w", name, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	sp.File, sp.FormatVersion = f, f.Version
+	return sp, nil
+}
+
+// openError keeps the model's error beneath a message that names the checkpoint as the user did.
+type openError struct {
+	msg string
+	err error
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.err }
+
+func readHead(fsys fs.FS, name string, n int) ([]byte, error) {
+	fh, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(fh, b)
+	return b[:k], err
+}
+
+// qualified gives the pointer as Flink qualifies it (a pointer that resolved parses).
+func qualified(pointer string) string {
+	p, err := model.ParseFlinkPath(pointer)
+	if err != nil {
+		return ""
+	}
+	return p.Qualified().String()
+}
+
+// fsName maps a qualified file-scheme path ("file:/a/b") to its name in the file system ("a/b").
+func fsName(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "file:")
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimLeft(rest, "/")
+	if rest == "" {
+		return ".", true
+	}
+	return rest, true
+}
+
+// CheckpointFS adapts fsys to model.CheckpointFS: it serves the file scheme, "file:/a/b" being
+// the name "a/b" in fsys (so os.DirFS("/") serves the local file system). Other schemes give
+// model.ErrUnsupportedFileSystemScheme; a missing file, an error matching fs.ErrNotExist.
+func CheckpointFS(fsys fs.FS) model.CheckpointFS { return checkpointFS{fsys} }
+
+type checkpointFS struct{ fsys fs.FS }
+
+func (c checkpointFS) Stat(p string) (model.FileInfo, error) {
+	name, ok := fsName(p)
+	if !ok {
+		return model.FileInfo{}, model.ErrUnsupportedFileSystemScheme
+	}
+	fi, err := fs.Stat(c.fsys, name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return model.FileInfo{}, fs.ErrNotExist
+		}
+		return model.FileInfo{}, err
+	}
+	return model.FileInfo{IsDir: fi.IsDir(), Len: fi.Size()}, nil
+}

@@ -1,0 +1,574 @@
+package savepoint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
+)
+
+// RestorePlan is what Flink does when it restores a checkpoint into a new job (not to be
+// confused with sim.Plan, a simulation's script). Its JSON form is what `simulate plan --format
+// json` prints; lists are never null.
+//
+// When the restore is refused, the plan goes on as if the refused operators' state were gone,
+// so every operator is judged (each refused one is named) and the valid ones show what they
+// would receive once the refused ones are fixed; such a plan (Restorable false) is not a
+// restore that can happen as it stands.
+type RestorePlan struct {
+	// Path names the metadata file (Savepoint.Path).
+	Path string `json:"path"`
+	// Flink is the Flink version whose restore path ran, e.g. "1.18".
+	Flink         string `json:"flink"`
+	FormatVersion int32  `json:"format_version"`
+	CheckpointID  int64  `json:"checkpoint_id"`
+	// NewParallelism is Options.Parallelism (null when not given).
+	NewParallelism *int `json:"new_parallelism"`
+	// Job is true when the new job was described (Options.Job).
+	Job bool `json:"job"`
+	// Restorable is true when Flink would restore.
+	Restorable bool `json:"restorable"`
+	// Error, Check and OperatorID describe the first refusal in Flink's order (null when none).
+	Error      *string        `json:"error"`
+	Check      *model.Check   `json:"check"`
+	OperatorID *string        `json:"operator_id"`
+	Operators  []OperatorPlan `json:"operators"`
+	NewOps     []NewOperator  `json:"new_operators"`
+	// Refusal is the first refusal (nil when none); Error, Check and OperatorID render it.
+	Refusal *model.RefusalError `json:"-"`
+}
+
+// OperatorPlan is what happens to one operator state of the checkpoint (metadata order).
+type OperatorPlan struct {
+	OperatorID     string `json:"operator_id"`
+	Name           string `json:"name,omitempty"`
+	UID            string `json:"uid,omitempty"`
+	OldParallelism int    `json:"old_parallelism"`
+	// MaxParallelism is the state's max parallelism, as in the checkpoint.
+	MaxParallelism int `json:"max_parallelism"`
+	// Valid is false for an operator a check refuses; Error and Check then give the refusal.
+	Valid bool         `json:"valid"`
+	Error *string      `json:"error"`
+	Check *model.Check `json:"check"`
+	// Status: "restored", "dropped" (the new job does not take the state) or "refused".
+	Status string `json:"status"`
+	// Vertex, Parallelism and NewMaxParallelism describe the new task that takes the state
+	// (null/0 when none); NewMaxParallelism (possibly adopted) decides the key groups.
+	Vertex            *string       `json:"vertex"`
+	ChainPosition     *int          `json:"chain_position"`
+	Parallelism       int           `json:"new_parallelism"`
+	NewMaxParallelism int           `json:"new_max_parallelism"`
+	StateBytes        int64         `json:"state_bytes"`
+	Notes             []string      `json:"notes"`
+	Subtasks          []SubtaskPlan `json:"subtasks"`
+	// Refusal is the refusal of this operator (nil when valid).
+	Refusal *model.RefusalError `json:"-"`
+}
+
+// SubtaskPlan is what one new subtask of an operator receives.
+type SubtaskPlan struct {
+	Index     int    `json:"index"`
+	KeyGroups [2]int `json:"key_groups"`
+	// RestoreObject is false when the subtask starts without restore information.
+	RestoreObject bool `json:"restore_object"`
+	// Finished is true for a subtask of a fully finished operator (FLIP-147).
+	Finished   bool  `json:"finished,omitempty"`
+	StateBytes int64 `json:"state_bytes"`
+	// ManagedKeyedState and RawKeyedState are the keyed handles received, in order.
+	ManagedKeyedState []KeyedPart `json:"managed_keyed_state"`
+	RawKeyedState     []KeyedPart `json:"raw_keyed_state"`
+	// ManagedOperatorState and RawOperatorState are the operator-state entries received, by
+	// state name.
+	ManagedOperatorState map[string]*OperatorStatePart `json:"managed_operator_state"`
+	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
+}
+
+// KeyedPart is a received keyed handle: the key groups Start..End of an old subtask's handle.
+type KeyedPart struct {
+	OldSubtask int `json:"old_subtask"`
+	Start      int `json:"start"`
+	End        int `json:"end"`
+	// Handle is the handle's Java class, e.g. "KeyGroupsSavepointStateHandle".
+	Handle string `json:"handle"`
+	// Bytes: a key group's bytes run from its offset to the next larger offset of the old
+	// handle (or the end of its stream); an incremental or changelog handle counts whole.
+	Bytes int64 `json:"bytes"`
+}
+
+// OperatorStatePart is the received entries of one named operator state: pairs [old subtask,
+// index into that old handle's offsets] (SPEC §L.1) and their bytes.
+type OperatorStatePart struct {
+	// Mode is the distribution mode (modes joined by "," if they differ).
+	Mode  string   `json:"mode"`
+	Pairs [][2]int `json:"pairs"`
+	Bytes int64    `json:"bytes"`
+}
+
+// NewOperator is an operator of the new job that finds no state (it starts empty).
+type NewOperator struct {
+	OperatorID string `json:"operator_id"`
+	Label      string `json:"label,omitempty"`
+	Vertex     string `json:"vertex"`
+}
+
+// Options says what restore to plan.
+type Options struct {
+	// Flink is the Flink version whose restore path runs.
+	Flink model.FlinkVersion
+	// Parallelism is the new parallelism without Job, and Job's default parallelism (already
+	// applied by JobFile.Validate) with it; 0 when not given (then Job is required).
+	Parallelism int
+	// Job is the new job; nil means DefaultVertices(file, Parallelism): every operator its own
+	// task whose max parallelism is not configured.
+	Job []Vertex
+	// AllowNonRestoredState skips checkpointed operators the new job does not have.
+	AllowNonRestoredState bool
+}
+
+// PlanRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates:
+// SPEC §F–§G) on sp into the job opts describe, and gives the plan. A refusal is not an error:
+// the plan is not Restorable and names the first refusal in Flink's order (Refusal, a typed
+// *model.RefusalError). An error means bad input: no parallelism and no job, a parallelism out
+// of bounds, or a checkpoint the model rejects as input Flink could not have written.
+//
+// A Savepoint without File (a format version no modelled Flink reads) gives a plan refused by
+// the check metadata-version, with no operators.
+func PlanRestore(sp *Savepoint, opts Options) (*RestorePlan, error) {
+	if opts.Parallelism == 0 && opts.Job == nil {
+		return nil, errors.New("no parallelism and no job: give one")
+	}
+	if opts.Parallelism != 0 {
+		if err := model.CheckParallelismPreconditions(opts.Parallelism); err != nil {
+			return nil, fmt.Errorf("parallelism %d is out of bounds (want 1..%d)", opts.Parallelism, model.UpperBoundMaxParallelism)
+		}
+	}
+	if sp.File == nil {
+		return unreadablePlan(sp, opts), nil
+	}
+	return buildPlan(sp, opts)
+}
+
+// unreadablePlan is the plan of a metadata file whose format version Flink refuses to read.
+func unreadablePlan(sp *Savepoint, opts Options) *RestorePlan {
+	err := sp.Unreadable
+	if err == nil {
+		err = fmt.Errorf("%w: %d", metadata.ErrUnsupportedVersion, sp.FormatVersion)
+	}
+	rf := &model.RefusalError{Check: model.CheckMetadataVersion, Err: err}
+	msg, check := err.Error(), rf.Check
+	pl := &RestorePlan{Path: sp.Path, Flink: opts.Flink.String(), FormatVersion: sp.FormatVersion, Job: opts.Job != nil,
+		Error: &msg, Check: &check, Refusal: rf, Operators: []OperatorPlan{}, NewOps: []NewOperator{}}
+	if opts.Parallelism > 0 {
+		p := opts.Parallelism
+		pl.NewParallelism = &p
+	}
+	return pl
+}
+
+// buildPlan runs the model's restore path and assembles the plan. An error means bad input.
+func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
+	v := opts.Flink
+	md := sp.File.ModelFor(v)
+	vertices := opts.Job
+	if vertices == nil {
+		vertices = DefaultVertices(sp.File, opts.Parallelism)
+	}
+	jobVertices := make([]model.JobVertex, len(vertices))
+	for i := range vertices {
+		jobVertices[i] = vertices[i].JobVertex
+	}
+	out := &RestorePlan{Path: sp.Path, Flink: v.String(), FormatVersion: sp.File.Version, CheckpointID: md.CheckpointID,
+		Job: opts.Job != nil, Restorable: true, Operators: []OperatorPlan{}, NewOps: []NewOperator{}}
+	if opts.Parallelism > 0 {
+		p := opts.Parallelism
+		out.NewParallelism = &p
+	}
+	refuse := func(r *model.RefusalError, op *model.OperatorID) {
+		if out.Refusal != nil {
+			return
+		}
+		out.Refusal = r
+		out.Restorable = false
+		msg, check := r.Error(), r.Check
+		out.Error, out.Check = &msg, &check
+		if op != nil {
+			s := op.String()
+			out.OperatorID = &s
+		}
+	}
+	// Flink's metadata reader (MetadataSerializers.getSerializer) knows versions 1–2 in 1.10.1
+	// and 1–4 in 1.18.
+	maxV := int32(4)
+	if v == model.Flink1101 {
+		maxV = 2
+	}
+	if sp.File.Version > maxV {
+		refuse(&model.RefusalError{Check: model.CheckMetadataVersion, Err: fmt.Errorf(
+			"metadata format version %d cannot be read by Flink %v, which reads versions up to %d (\"Unrecognized checkpoint version number: %d\")",
+			sp.File.Version, v, maxV, sp.File.Version)}, nil)
+	}
+
+	notes := make([][]string, len(md.Operators))
+	if v == model.Flink1101 {
+		for i := range md.Operators {
+			if md.Operators[i].FullyFinished {
+				// Only a file Flink 1.10.1 cannot read (format version 3+) has these.
+				md.Operators[i].FullyFinished = false
+				notes[i] = append(notes[i], "fully finished (FLIP-147), which Flink 1.10.1 does not know: planned as a state without subtask entries")
+			}
+		}
+	}
+	run, err := runRestore(opts, sp.Pointer, md, vertices, jobVertices, refuse)
+	if err != nil {
+		return nil, err
+	}
+	cc, asg, opErr, stripped := run.cc, run.asg, run.opErr, run.stripped
+	for i := range md.Operators {
+		if stripped[i] && hasChannelState(&md.Operators[i]) {
+			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which the model does not have", countChannelHandles(&md.Operators[i])))
+		}
+	}
+
+	// Which chain position took which state (SPEC §F.1 step 2 / §F.2), for labelling only.
+	accepted := map[model.OperatorID]bool{}
+	for i := range cc.Operators {
+		accepted[cc.Operators[i].OperatorID] = true
+	}
+	refusedIDs := map[model.OperatorID]bool{}
+	for i := range md.Operators {
+		if opErr[i] != nil {
+			refusedIDs[md.Operators[i].OperatorID] = true
+		}
+	}
+	type pos struct{ vertex, k int }
+	claimed := map[model.OperatorID]pos{}
+	remaining := map[model.OperatorID]bool{}
+	for id := range accepted {
+		remaining[id] = true
+	}
+	for vi := range vertices {
+		for k, op := range vertices[vi].Operators {
+			id := op.ID
+			if op.UserDefinedID != nil && (remaining[*op.UserDefinedID] || v == model.Flink1101) {
+				id = *op.UserDefinedID
+			}
+			if remaining[id] {
+				delete(remaining, id)
+				claimed[id] = pos{vi, k}
+			} else if !refusedIDs[op.ID] && (op.UserDefinedID == nil || !refusedIDs[*op.UserDefinedID]) {
+				out.NewOps = append(out.NewOps, NewOperator{OperatorID: op.ID.String(), Label: vertices[vi].Labels[k], Vertex: vertices[vi].Name})
+			}
+		}
+	}
+	byID := map[model.OperatorID]*model.OperatorState{}
+	for i := range cc.Operators {
+		byID[cc.Operators[i].OperatorID] = &cc.Operators[i]
+	}
+
+	for i := range md.Operators {
+		os := &md.Operators[i]
+		fo := &sp.File.Operators[i]
+		po := OperatorPlan{OperatorID: os.OperatorID.String(), Name: fo.Name, UID: fo.UID, OldParallelism: os.Parallelism,
+			MaxParallelism: os.MaxParallelism, Valid: true, Status: "restored", Notes: notes[i], Subtasks: []SubtaskPlan{}}
+		if po.Notes == nil {
+			po.Notes = []string{}
+		}
+		if r := opErr[i]; r != nil {
+			msg, check := r.Error(), r.Check
+			po.Valid, po.Error, po.Check, po.Status, po.Refusal = false, &msg, &check, "refused", r
+			out.Operators = append(out.Operators, po)
+			continue
+		}
+		at, ok := claimed[os.OperatorID]
+		if !ok {
+			po.Status = "dropped"
+			switch {
+			case !accepted[os.OperatorID] && opts.AllowNonRestoredState:
+				po.Notes = append(po.Notes, "no operator of the new job has this ID; skipped (--allow-non-restored-state)")
+			case !accepted[os.OperatorID]:
+				po.Notes = append(po.Notes, "no operator of the new job has this ID; Flink skips it because it holds no state")
+			default:
+				po.Notes = append(po.Notes, "not taken: the operator with this user-defined ID took its state under its generated ID")
+			}
+			out.Operators = append(out.Operators, po)
+			continue
+		}
+		vx := &vertices[at.vertex]
+		va := &asg.Vertices[at.vertex]
+		name, k := vx.Name, at.k
+		po.Vertex, po.ChainPosition = &name, &k
+		po.Parallelism, po.NewMaxParallelism = va.Parallelism, va.MaxParallelism
+		if va.Adopted {
+			po.Notes = append(po.Notes, fmt.Sprintf("the task's max parallelism %d is adopted from the restored state (it was not configured; default %d)", va.MaxParallelism, vx.MaxParallelism))
+		}
+		if hz := va.Hazard; hz != nil {
+			ids := make([]string, len(hz.Mismatched))
+			for j, id := range hz.Mismatched {
+				ids[j] = id.String()
+			}
+			po.Notes = append(po.Notes, fmt.Sprintf("hazard: the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); the keyed state of [%s] is cut with a foreign key-group count", va.MaxParallelism, strings.Join(ids, " ")))
+		}
+		if !va.HasState && !va.FullyFinished {
+			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
+		}
+		old := byID[os.OperatorID]
+		if old == nil {
+			old = os
+		}
+		ix := indexOldState(old)
+		for s := 0; s < va.Parallelism; s++ {
+			var r model.KeyGroupRange
+			if va.Ranges != nil {
+				r = va.Ranges[s]
+			} else {
+				var err error
+				if r, err = model.ComputeKeyGroupRangeForOperatorIndex(va.MaxParallelism, va.Parallelism, s); err != nil {
+					return nil, err
+				}
+			}
+			ps := SubtaskPlan{Index: s, KeyGroups: [2]int{r.Start, r.End}, ManagedKeyedState: []KeyedPart{}, RawKeyedState: []KeyedPart{},
+				ManagedOperatorState: map[string]*OperatorStatePart{}, RawOperatorState: map[string]*OperatorStatePart{}}
+			if t := va.Subtasks[s]; t != nil {
+				ps.RestoreObject = true
+				ps.Finished = t.Finished
+				if !t.Finished {
+					st := &t.Operators[k].State
+					var err error
+					if ps.ManagedKeyedState, err = ix.keyed(st.ManagedKeyedState, false); err != nil {
+						return nil, fmt.Errorf("operator %v, subtask %d, managed keyed state: %w", os.OperatorID, s, err)
+					}
+					if ps.RawKeyedState, err = ix.keyed(st.RawKeyedState, true); err != nil {
+						return nil, fmt.Errorf("operator %v, subtask %d, raw keyed state: %w", os.OperatorID, s, err)
+					}
+					if ps.ManagedOperatorState, err = ix.operator(st.ManagedOperatorState, false); err != nil {
+						return nil, fmt.Errorf("operator %v, subtask %d, managed operator state: %w", os.OperatorID, s, err)
+					}
+					if ps.RawOperatorState, err = ix.operator(st.RawOperatorState, true); err != nil {
+						return nil, fmt.Errorf("operator %v, subtask %d, raw operator state: %w", os.OperatorID, s, err)
+					}
+				}
+			}
+			for _, l := range [][]KeyedPart{ps.ManagedKeyedState, ps.RawKeyedState} {
+				for _, h := range l {
+					ps.StateBytes += h.Bytes
+				}
+			}
+			for _, m := range []map[string]*OperatorStatePart{ps.ManagedOperatorState, ps.RawOperatorState} {
+				for _, st := range m {
+					ps.StateBytes += st.Bytes
+				}
+			}
+			po.StateBytes += ps.StateBytes
+			po.Subtasks = append(po.Subtasks, ps)
+		}
+		out.Operators = append(out.Operators, po)
+	}
+	return out, nil
+}
+
+// planRun is the outcome of runRestore.
+type planRun struct {
+	cc  *model.CompletedCheckpoint
+	asg *model.Assignment
+	// opErr is the refusal of each metadata operator (nil: its checks pass).
+	opErr []*model.RefusalError
+	// stripped marks operators whose in-flight channel state was left out.
+	stripped []bool
+}
+
+// runRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates)
+// until it passes: each refusal is reported to refuse (the first one is Flink's verdict),
+// attributed to the operators it is about, and their state is taken out for the next run, so
+// that every operator is judged. In-flight channel state that the model cannot rescale is left
+// out of the operators the model names. An error means bad input.
+func runRestore(opts Options, pointer string, md model.CheckpointMetadata, vertices []Vertex, jobVertices []model.JobVertex,
+	refuse func(*model.RefusalError, *model.OperatorID)) (*planRun, error) {
+	v := opts.Flink
+	n := len(md.Operators)
+	active := make([]bool, n)
+	for i := range active {
+		active[i] = true
+	}
+	opErr := make([]*model.RefusalError, n)
+	stripped := make([]bool, n)
+	var cc *model.CompletedCheckpoint
+	var asg *model.Assignment
+	for iter := 0; ; iter++ {
+		if iter > 2*n+2 {
+			return nil, errors.New("model: internal error: the plan does not converge")
+		}
+		sub := md
+		sub.Operators = nil
+		for i := range md.Operators {
+			if !active[i] {
+				continue
+			}
+			os := md.Operators[i]
+			if stripped[i] {
+				os = withoutChannelState(os)
+			}
+			sub.Operators = append(sub.Operators, os)
+		}
+		var err error
+		cc, err = model.LoadAndValidateCheckpoint(model.LoadInput{Version: v, Metadata: sub, Vertices: jobVertices,
+			AllowNonRestoredState: opts.AllowNonRestoredState, Properties: savepointProps(md), ExternalPointer: pointer})
+		if err == nil {
+			asg, err = model.AssignStates(model.AssignmentInput{Version: v, CheckpointID: cc.CheckpointID, Vertices: jobVertices,
+				Operators: cc.Operators, AllowNonRestoredState: opts.AllowNonRestoredState})
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, model.ErrInvalidRestoreInput) || errors.Is(err, model.ErrUnknownFlinkVersion) {
+			return nil, err
+		}
+		var rescale *model.ChannelStateRescaleNotModelledError
+		if errors.As(err, &rescale) {
+			hit := false
+			for i := range md.Operators {
+				if active[i] && !stripped[i] && md.Operators[i].OperatorID == rescale.OperatorID {
+					stripped[i], hit = true, true
+				}
+			}
+			if !hit {
+				for i := range md.Operators {
+					stripped[i] = true
+				}
+			}
+			continue
+		}
+		r := refusalOf(err)
+		culprits := attributeRefusal(r, md.Operators, active, vertices)
+		var named *model.OperatorID
+		if len(culprits) > 0 {
+			id := md.Operators[culprits[0]].OperatorID
+			named = &id
+		}
+		refuse(r, named)
+		if len(culprits) == 0 || mutant("plan-refusal-ends-plan") {
+			// Not attributable to an operator: every remaining operator is left unjudged.
+			for i := range active {
+				if active[i] {
+					opErr[i] = r
+					active[i] = false
+				}
+			}
+			continue
+		}
+		for _, i := range culprits {
+			opErr[i] = r
+			active[i] = false
+		}
+	}
+	return &planRun{cc: cc, asg: asg, opErr: opErr, stripped: stripped}, nil
+}
+
+// savepointProps gives the restored checkpoint's properties (only informative here).
+func savepointProps(md model.CheckpointMetadata) model.CheckpointProperties {
+	if md.Properties != nil {
+		return *md.Properties
+	}
+	return model.CheckpointProperties{Savepoint: true, Forced: true}
+}
+
+func hasChannelState(os *model.OperatorState) bool { return countChannelHandles(os) > 0 }
+
+func countChannelHandles(os *model.OperatorState) int {
+	n := 0
+	for _, st := range os.Subtasks {
+		if st != nil {
+			n += len(st.InputChannelState) + len(st.ResultSubpartitionState)
+		}
+	}
+	return n
+}
+
+func withoutChannelState(os model.OperatorState) model.OperatorState {
+	subs := make([]*model.OperatorSubtaskState, len(os.Subtasks))
+	for j, st := range os.Subtasks {
+		if st == nil {
+			continue
+		}
+		c := *st
+		c.InputChannelState, c.ResultSubpartitionState = nil, nil
+		subs[j] = &c
+	}
+	os.Subtasks = subs
+	return os
+}
+
+// refusalOf gives the typed refusal of a restore path error (a bare error, which the model
+// does not return, counts as a refusal of the check restore that names no operator).
+func refusalOf(err error) *model.RefusalError {
+	var rf *model.RefusalError
+	if errors.As(err, &rf) {
+		return rf
+	}
+	return &model.RefusalError{Check: model.CheckRestore, Err: err}
+}
+
+// attributeRefusal finds the active metadata operators a refusal is about: for
+// max-parallelism-out-of-bounds those whose state has the max parallelism it names, for a
+// refusal of a vertex (mixed-finished-operators, or one without an operator) the operators of
+// that vertex, else the operator it names.
+func attributeRefusal(rf *model.RefusalError, ops []model.OperatorState, active []bool, vertices []Vertex) []int {
+	byID := func(id model.OperatorID) []int {
+		for i := range ops {
+			if active[i] && ops[i].OperatorID == id {
+				return []int{i}
+			}
+		}
+		// A generated ID whose state was stored under the operator's user-defined ID.
+		for _, vx := range vertices {
+			for _, op := range vx.Operators {
+				if op.ID == id && op.UserDefinedID != nil {
+					for i := range ops {
+						if active[i] && ops[i].OperatorID == *op.UserDefinedID {
+							return []int{i}
+						}
+					}
+				}
+			}
+		}
+		return nil
+	}
+	ofVertex := func(name string) []int {
+		var out []int
+		for vi := range vertices {
+			if vertices[vi].Name != name {
+				continue
+			}
+			for i := range ops {
+				if !active[i] {
+					continue
+				}
+				for _, op := range vertices[vi].Operators {
+					if ops[i].OperatorID == op.ID || op.UserDefinedID != nil && ops[i].OperatorID == *op.UserDefinedID {
+						out = append(out, i)
+						break
+					}
+				}
+			}
+			break
+		}
+		return out
+	}
+	var bounds *model.MaxParallelismOutOfBoundsError
+	switch {
+	case rf.Check == model.CheckMaxParallelismOutOfBounds && errors.As(rf, &bounds):
+		var out []int
+		for i := range ops {
+			if active[i] && ops[i].MaxParallelism == bounds.MaxParallelism {
+				out = append(out, i)
+			}
+		}
+		return out
+	case rf.Check == model.CheckMixedFinishedOperators, !rf.HasOperator && rf.Vertex != "":
+		return ofVertex(rf.Vertex)
+	case rf.HasOperator:
+		return byID(rf.OperatorID)
+	}
+	return nil
+}
