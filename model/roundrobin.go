@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model/internal/javamap"
 )
 
 // ErrNonPositiveNewParallelism is Flink's IllegalArgumentException from
@@ -276,7 +278,7 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	// groupByStateMode: SPLIT_DISTRIBUTE names go through a java.util.HashMap whose iteration
 	// order decides the processing order; for UNION and BROADCAST the order of names does not
 	// change the result (each name is its own map key in every output handle).
-	var split javaStringHashMap
+	split := javamap.New(javamap.String)
 	var splitLists [][]rrEntry
 	var union, broadcast rrNames
 	for _, e := range in.entries {
@@ -285,7 +287,7 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 		}
 		switch e.state.Mode {
 		case SplitDistribute:
-			i, added := split.computeIfAbsent(e.state.Name)
+			i, added := split.ComputeIfAbsent(e.state.Name)
 			if added {
 				splitLists = append(splitLists, nil)
 			}
@@ -298,14 +300,14 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	}
 	out := newRROutput(in, newParallelism)
 	start := 0
-	order := split.order()
+	order := split.Order()
 	if mutant("split-insertion-order") {
 		for k := range order {
 			order[k] = k
 		}
 	}
 	for _, i := range order {
-		start = repartitionSplit(split.keys[i], splitLists[i], start, out)
+		start = repartitionSplit(split.Key(i), splitLists[i], start, out)
 	}
 	repartitionUnion(&union, out)
 	repartitionBroadcast(&broadcast, out)
