@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/restoresim/restoresim/model/internal/javamap"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // This file models StateAssignmentOperation.assignStates (SPEC §F) for Flink 1.18 and 1.10.1:
@@ -225,7 +226,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			w.match(v, in.Operators, remaining)
 			finished := 0
 			for k, s := range w.states {
-				if s.HasSubtaskStates() || (mutant("stateless-vertex-repartitioned") && w.fromCkpt[k]) {
+				if s.HasSubtaskStates() || (mutant.On(mutant.StatelessVertexRepartitioned) && w.fromCkpt[k]) {
 					w.out.HasState = true
 				}
 				if s.FullyFinished {
@@ -278,7 +279,7 @@ func (w *vertexWork) match(v FlinkVersion, ops []OperatorState, remaining map[Op
 	w.fromCkpt = make([]bool, n)
 	for k, op := range w.v.Operators {
 		id := op.ID
-		if op.UserDefinedID != nil && !mutant("uid-ignored") {
+		if op.UserDefinedID != nil && !mutant.On(mutant.UIDIgnored) {
 			if _, ok := remaining[*op.UserDefinedID]; ok || v == Flink1101 {
 				id = *op.UserDefinedID
 			}

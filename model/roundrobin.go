@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/restoresim/restoresim/model/internal/javamap"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // ErrNonPositiveNewParallelism is Flink's IllegalArgumentException from
@@ -282,7 +283,7 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	var splitLists [][]rrEntry
 	var union, broadcast rrNames
 	for _, e := range in.entries {
-		if mutant("union-as-split") && e.state.Mode == Union {
+		if mutant.On(mutant.UnionAsSplit) && e.state.Mode == Union {
 			e.state = &NamedOperatorState{Name: e.state.Name, Mode: SplitDistribute, Offsets: e.state.Offsets}
 		}
 		switch e.state.Mode {
@@ -301,7 +302,7 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	out := newRROutput(in, newParallelism)
 	start := 0
 	order := split.Order()
-	if mutant("split-insertion-order") {
+	if mutant.On(mutant.SplitInsertionOrder) {
 		for k := range order {
 			order[k] = k
 		}
@@ -324,7 +325,7 @@ func repartitionSplit(name string, entries []rrEntry, start int, out *rrOutput) 
 		total += len(e.state.Offsets)
 	}
 	base, rem := total/p, total%p
-	if mutant("roundrobin-drop-remainder") {
+	if mutant.On(mutant.RoundRobinDropRemainder) {
 		rem = 0
 	}
 	nextStart := start
@@ -384,7 +385,7 @@ func repartitionUnion(union *rrNames, out *rrOutput) {
 // i mod (number of entries) of every name.
 func repartitionBroadcast(broadcast *rrNames, out *rrOutput) {
 	for i := range out.subtasks {
-		if mutant("broadcast-subtask-zero") && i > 0 {
+		if mutant.On(mutant.BroadcastSubtaskZero) && i > 0 {
 			break
 		}
 		for n, name := range broadcast.names {
