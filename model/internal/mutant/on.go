@@ -8,9 +8,6 @@ import (
 	"strings"
 )
 
-// Enabled reports whether this is a mutants build (build tag mutants).
-const Enabled = true
-
 // active is the mutant RESTORESIM_MUTANT names, set at start-up.
 var active ID
 
