@@ -32,7 +32,7 @@ lint:            ## gofmt, go vet, staticcheck
 	$(STATICCHECK) ./...
 
 mutants:         ## the property suite against every known-bug mutant: prints the kill matrix
-	$(GO) run ./properties/internal/mutants
+	$(GO) run ./model/internal/mutant/driver
 
 rewrite:         ## regenerate scenario golden output (review the diff!)
 	$(GO) test ./scenarios -rewrite

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/restoresim/restoresim/model/internal/javamap"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // This file models StateAssignmentOperation.assignStates (SPEC §F) for Flink 1.18 and 1.10.1:
@@ -225,7 +228,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			w.match(v, in.Operators, remaining)
 			finished := 0
 			for k, s := range w.states {
-				if s.HasSubtaskStates() || (mutant("stateless-vertex-repartitioned") && w.fromCkpt[k]) {
+				if s.HasSubtaskStates() || (mutant.On(mutant.StatelessVertexRepartitioned) && w.fromCkpt[k]) {
 					w.out.HasState = true
 				}
 				if s.FullyFinished {
@@ -278,7 +281,7 @@ func (w *vertexWork) match(v FlinkVersion, ops []OperatorState, remaining map[Op
 	w.fromCkpt = make([]bool, n)
 	for k, op := range w.v.Operators {
 		id := op.ID
-		if op.UserDefinedID != nil && !mutant("uid-ignored") {
+		if op.UserDefinedID != nil && !mutant.On(mutant.UIDIgnored) {
 			if _, ok := remaining[*op.UserDefinedID]; ok || v == Flink1101 {
 				id = *op.UserDefinedID
 			}
@@ -600,51 +603,20 @@ func validateAssignmentInput(in *AssignmentInput) error {
 
 // javaHashMapPutOrder gives the iteration order (as indexes into ids) of a java.util.HashMap
 // created by CollectionUtil.newHashMapWithExpectedSize(len(ids)) and filled with put in the
-// order of ids (distinct keys): buckets by OperatorID.hashCode spread over the table, each in
-// insertion order. Growth (over the load factor, or a bucket of 9 in a table below 64) keeps the
-// relative order within buckets. Tree bins (9 keys in one bucket of a table of 64 or more) are
-// not modelled.
+// order of ids (distinct keys), tree bins included (package javamap).
 func javaHashMapPutOrder(ids []OperatorID) []int {
-	capacity := javaTableSizeFor(javaRequiredCapacity(len(ids)))
-	threshold := int(float32(capacity) * 0.75)
-	hashes := make([]uint32, len(ids))
-	for i, id := range ids {
-		h := operatorIDHashCode(id)
-		hashes[i] = uint32(h) ^ uint32(h)>>16 // HashMap.hash
+	m := javamap.WithExpectedSize(operatorIDClass, len(ids))
+	for _, id := range ids {
+		m.Put(id)
 	}
-	counts := make([]int, capacity)
-	grow := func(inserted int) { // HashMap.resize
-		if capacity >= 16 {
-			threshold *= 2
-		} else {
-			threshold = int(float32(2*capacity) * 0.75)
-		}
-		capacity *= 2
-		counts = make([]int, capacity)
-		for _, h := range hashes[:inserted] {
-			counts[h&uint32(capacity-1)]++
-		}
-	}
-	for i, h := range hashes {
-		b := h & uint32(capacity-1)
-		counts[b]++
-		if counts[b] > 8 && capacity < 64 { // TREEIFY_THRESHOLD, MIN_TREEIFY_CAPACITY
-			grow(i + 1) // treeifyBin on a small table
-		}
-		if i+1 > threshold {
-			grow(i + 1)
-		}
-	}
-	order := make([]int, len(ids))
-	for i := range order {
-		order[i] = i
-	}
-	mask := uint32(capacity - 1)
-	slices.SortStableFunc(order, func(a, b int) int {
-		return int(hashes[a]&mask) - int(hashes[b]&mask)
-	})
-	return order
+	return m.Order()
 }
+
+// operatorIDClass is Flink's OperatorID as a HashMap key: AbstractID.hashCode and equals, and
+// no compareTo, because HashMap.comparableClassFor rejects OperatorID (it inherits
+// Comparable<AbstractID> rather than declaring Comparable<OperatorID>), so a tree bin orders
+// OperatorIDs of equal hash code by identity hash codes (see javamap).
+var operatorIDClass = javamap.Class[OperatorID]{HashCode: operatorIDHashCode}
 
 // operatorIDHashCode models AbstractID.hashCode: the XOR of the four 32-bit halves of the lower
 // and upper longs.
@@ -654,21 +626,4 @@ func operatorIDHashCode(id OperatorID) int32 {
 		h ^= uint32(id[i])<<24 | uint32(id[i+1])<<16 | uint32(id[i+2])<<8 | uint32(id[i+3])
 	}
 	return int32(h)
-}
-
-// javaRequiredCapacity models CollectionUtil.computeRequiredCapacity with load factor 0.75.
-func javaRequiredCapacity(expected int) int {
-	if expected <= 2 {
-		return expected + 1
-	}
-	return int(math.Ceil(float64(float32(expected) / float32(0.75))))
-}
-
-// javaTableSizeFor models HashMap.tableSizeFor: the smallest power of two ≥ c (1 for c ≤ 1).
-func javaTableSizeFor(c int) int {
-	n := 1
-	for n < c && n < 1<<30 { // MAXIMUM_CAPACITY
-		n <<= 1
-	}
-	return n
 }

@@ -3,6 +3,8 @@ package model
 import (
 	"errors"
 	"fmt"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // The restore side of the CheckpointCoordinator (SPEC §H.1, §H.2): starting a job from a
@@ -230,7 +232,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	if err != nil {
 		return nil, err
 	}
-	if !mutant("counter-not-reset") {
+	if !mutant.On(mutant.CounterNotReset) {
 		c.Counter.SetCount(cp.CheckpointID + 1)
 	}
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // Pipelined regions and the tasks a failure restarts (SPEC §J.1): Flink 1.18's
@@ -46,7 +48,7 @@ func (t ResultPartitionType) String() string {
 // MustBePipelinedConsumed models mustBePipelinedConsumed: producer and consumer must run at the
 // same time, so they belong to one pipelined region (PIPELINED, PIPELINED_BOUNDED).
 func (t ResultPartitionType) MustBePipelinedConsumed() bool {
-	if mutant("blocking-as-pipelined") && t == Blocking {
+	if mutant.On(mutant.BlockingAsPipelined) && t == Blocking {
 		return true
 	}
 	return t == Pipelined || t == PipelinedBounded

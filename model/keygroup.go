@@ -3,6 +3,8 @@ package model
 import (
 	"errors"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 const (
@@ -65,7 +67,7 @@ func CheckParallelismPreconditions(parallelism int) error {
 // MurmurHash(keyHash) % maxParallelism. Like Flink it does not validate maxParallelism; it must
 // be positive.
 func ComputeKeyGroupForKeyHash(keyHash int32, maxParallelism int) int {
-	if mutant("keygroup-plain-hash") {
+	if mutant.On(mutant.KeyGroupPlainHash) {
 		return int(murmurSign(keyHash)) % maxParallelism
 	}
 	return int(MurmurHash(keyHash)) % maxParallelism
@@ -101,7 +103,7 @@ func ComputeKeyGroupRangeForOperatorIndex(maxParallelism, parallelism, operatorI
 	}
 	start := (operatorIndex*maxParallelism + parallelism - 1) / parallelism
 	end := ((operatorIndex+1)*maxParallelism - 1) / parallelism
-	if mutant("range-floor") {
+	if mutant.On(mutant.RangeFloor) {
 		start, end = operatorIndex*maxParallelism/parallelism, (operatorIndex+1)*maxParallelism/parallelism-1
 	}
 	return NewKeyGroupRange(start, end)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // ErrInvalidKeyGroupRange matches (errors.Is) the IllegalArgumentException of the KeyGroupRange
@@ -51,7 +53,7 @@ func (r KeyGroupRange) IsEmpty() bool { return r.End < r.Start }
 
 // Contains models contains: Start ≤ keyGroup ≤ End.
 func (r KeyGroupRange) Contains(keyGroup int) bool {
-	if mutant("range-end-exclusive") {
+	if mutant.On(mutant.RangeEndExclusive) {
 		return r.Start <= keyGroup && keyGroup < r.End
 	}
 	return r.Start <= keyGroup && keyGroup <= r.End

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // This file models Checkpoints.loadAndValidateCheckpoint (SPEC §G) after the metadata has been
@@ -124,7 +126,7 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 				if err != nil {
 					return nil, refuse(err, os.OperatorID, vx.Name)
 				}
-				if mutant("maxpar-change-accepted") {
+				if mutant.On(mutant.MaxParChangeAccepted) {
 					adopt = true
 				}
 				if !adopt {
@@ -138,7 +140,7 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 		if in.AllowNonRestoredState {
 			continue // "Skipping savepoint state for operator …"
 		}
-		if mutant("allow-non-restored-ignored") {
+		if mutant.On(mutant.AllowNonRestoredIgnored) {
 			continue
 		}
 		if v == Flink118 && os.CoordinatorState != nil {

@@ -3,6 +3,8 @@ package model
 import (
 	"slices"
 	"strings"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // Local recovery (SPEC §J.2): which copies of its state a restored task tries, in which order
@@ -126,7 +128,7 @@ func PrioritizeTaskRestore(restore *TaskRestore, local *TaskLocalSnapshot) []Pri
 	if restore == nil {
 		return nil
 	}
-	if local != nil && local.CheckpointID != restore.CheckpointID && !mutant("local-stale-preferred") {
+	if local != nil && local.CheckpointID != restore.CheckpointID && !mutant.On(mutant.LocalStalePreferred) {
 		local = nil
 	}
 	out := make([]PrioritizedOperatorState, 0, len(restore.Operators))

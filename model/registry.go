@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // The shared-state registry (SPEC §H.3) in its two flavours:
@@ -301,7 +303,7 @@ func (r *SharedStateRegistry) UnregisterUnusedState(lowest int64) UnregisterResu
 	kept := r.order[:0]
 	for _, k := range r.order {
 		e := r.entries[k]
-		if mutant("registry-discard-first-release") && e.createdBy < lowest {
+		if mutant.On(mutant.RegistryDiscardFirstRelease) && e.createdBy < lowest {
 			e.lastUsed = e.createdBy
 		}
 		if e.lastUsed < lowest {
@@ -508,7 +510,7 @@ func (r *RefCountSharedStateRegistry) UnregisterReference(key SharedStateKey) (R
 		return RefCountResult{}, &SharedStateNotRegisteredError{Key: key}
 	}
 	e.count--
-	if mutant("registry-discard-first-release") {
+	if mutant.On(mutant.RegistryDiscardFirstRelease) {
 		e.count = 0
 	}
 	if e.count > 0 {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model/internal/javamap"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // ErrNonPositiveNewParallelism is Flink's IllegalArgumentException from
@@ -276,16 +279,16 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	// groupByStateMode: SPLIT_DISTRIBUTE names go through a java.util.HashMap whose iteration
 	// order decides the processing order; for UNION and BROADCAST the order of names does not
 	// change the result (each name is its own map key in every output handle).
-	var split javaStringHashMap
+	split := javamap.New(javamap.String)
 	var splitLists [][]rrEntry
 	var union, broadcast rrNames
 	for _, e := range in.entries {
-		if mutant("union-as-split") && e.state.Mode == Union {
+		if mutant.On(mutant.UnionAsSplit) && e.state.Mode == Union {
 			e.state = &NamedOperatorState{Name: e.state.Name, Mode: SplitDistribute, Offsets: e.state.Offsets}
 		}
 		switch e.state.Mode {
 		case SplitDistribute:
-			i, added := split.computeIfAbsent(e.state.Name)
+			i, added := split.ComputeIfAbsent(e.state.Name)
 			if added {
 				splitLists = append(splitLists, nil)
 			}
@@ -298,14 +301,14 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	}
 	out := newRROutput(in, newParallelism)
 	start := 0
-	order := split.order()
-	if mutant("split-insertion-order") {
+	order := split.Order()
+	if mutant.On(mutant.SplitInsertionOrder) {
 		for k := range order {
 			order[k] = k
 		}
 	}
 	for _, i := range order {
-		start = repartitionSplit(split.keys[i], splitLists[i], start, out)
+		start = repartitionSplit(split.Key(i), splitLists[i], start, out)
 	}
 	repartitionUnion(&union, out)
 	repartitionBroadcast(&broadcast, out)
@@ -322,7 +325,7 @@ func repartitionSplit(name string, entries []rrEntry, start int, out *rrOutput) 
 		total += len(e.state.Offsets)
 	}
 	base, rem := total/p, total%p
-	if mutant("roundrobin-drop-remainder") {
+	if mutant.On(mutant.RoundRobinDropRemainder) {
 		rem = 0
 	}
 	nextStart := start
@@ -382,7 +385,7 @@ func repartitionUnion(union *rrNames, out *rrOutput) {
 // i mod (number of entries) of every name.
 func repartitionBroadcast(broadcast *rrNames, out *rrOutput) {
 	for i := range out.subtasks {
-		if mutant("broadcast-subtask-zero") && i > 0 {
+		if mutant.On(mutant.BroadcastSubtaskZero) && i > 0 {
 			break
 		}
 		for n, name := range broadcast.names {

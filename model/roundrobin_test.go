@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model/internal/javamap"
 )
 
 // The golden file roundrobin.json (SPEC §L.1) holds the output of Flink's own
@@ -187,21 +188,17 @@ func TestRepartitionOperatorStateGolden(t *testing.T) {
 // splitNameOrder visits the input as groupByStateMode does and returns the iteration order of
 // the SPLIT_DISTRIBUTE HashMap.
 func splitNameOrder(previous [][]OperatorStateHandle) []string {
-	var m javaStringHashMap
+	m := javamap.New(javamap.String)
 	for _, hs := range previous {
 		for _, h := range hs {
 			for _, st := range h.States {
 				if st.Mode == SplitDistribute {
-					m.computeIfAbsent(st.Name)
+					m.ComputeIfAbsent(st.Name)
 				}
 			}
 		}
 	}
-	names := []string{}
-	for _, i := range m.order() {
-		names = append(names, m.keys[i])
-	}
-	return names
+	return m.Keys()
 }
 
 func TestSplitNameOrderGolden(t *testing.T) {

@@ -13,5 +13,5 @@
 // A failure prints rapid's replay line and the shrunk case (simulator properties: the plan in
 // scenario syntax); README.md explains how to replay it and commit it as a scenario file.
 // docs/properties.md lists the properties, the labels and the mutant catalogue that
-// `make mutants` (./internal/mutants) runs the suite against.
+// `make mutants` (../model/internal/mutant/driver) runs the suite against.
 package properties

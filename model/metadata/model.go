@@ -3,9 +3,9 @@ package metadata
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/internal/javamap"
 )
 
 // Model converts the file into the model's values as Flink 1.18's reader builds them (see
@@ -126,11 +126,7 @@ func operatorHandleModel(h *OperatorHandle, v model.FlinkVersion) model.Operator
 	for i, e := range h.States {
 		names[i] = e.Name
 	}
-	capacity := javaTableSizeFor(len(h.States)) // new HashMap(n)
-	if v == model.Flink118 {
-		capacity = javaTableSizeFor(expectedSizeCapacity(len(h.States)))
-	}
-	order, last := javaHashMapPutOrder(names, capacity)
+	order, last := putOrder(readerMap(len(names), v), names)
 	out := model.OperatorStateHandle{Delegate: streamModel(h.Delegate), States: make([]model.NamedOperatorState, 0, len(order))}
 	for _, i := range order {
 		e := h.States[last[i]]
@@ -332,81 +328,31 @@ func (h *ChangelogStateHandle) Intersection(r model.KeyGroupRange) model.KeyedSt
 	return &out
 }
 
-// javaTableSizeFor models HashMap.tableSizeFor: the smallest power of two ≥ c (1 for c ≤ 1,
-// capped at 2^30).
-func javaTableSizeFor(c int) int {
-	n := 1
-	for n < c && n < 1<<30 {
-		n <<= 1
+// readerMap models the HashMap<String, StateMetaInfo> Flink's reader puts the n named states
+// of an operator-state handle into: new HashMap<>(n) up to 1.17 (and in 1.10.1),
+// CollectionUtil.newHashMapWithExpectedSize(n) from 1.18 (FORMAT.md §8.4).
+func readerMap(n int, v model.FlinkVersion) *javamap.Map[string] {
+	if v == model.Flink118 {
+		return javamap.WithExpectedSize(javamap.String, n)
 	}
-	return n
+	return javamap.WithInitialCapacity(javamap.String, n)
 }
 
-// expectedSizeCapacity models CollectionUtil.computeRequiredCapacity(n, 0.75f).
-func expectedSizeCapacity(n int) int {
-	if n <= 2 {
-		return n + 1
-	}
-	if n >= math.MaxInt32/2+1 {
-		return math.MaxInt32
-	}
-	return int(math.Ceil(float64(float32(n) / float32(0.75))))
-}
-
-// javaHashMapPutOrder models the iteration order of a java.util.HashMap<String, V> with the given
-// table capacity (a power of two) after put(keys[0]), put(keys[1]), …: it returns the distinct
-// keys as indexes of their first occurrence, in iteration order, and for each such index the
-// index of the last occurrence (whose value the map holds).
-//
-// put appends a new key at the tail of its bucket; a bucket that reaches 9 keys in a table of
-// fewer than 64 buckets doubles the table (treeifyBin), as does exceeding the threshold
-// (0.75 × capacity); doubling keeps the order within each bucket. Exact unless a bucket of a
-// table with 64 or more buckets collects 9 keys (Java then makes it a tree).
-func javaHashMapPutOrder(keys []string, capacity int) (order []int, last map[int]int) {
-	first := map[string]int{}
+// putOrder calls m.put(keys[0]), m.put(keys[1]), … on an empty m and returns the distinct keys
+// as indexes of their first occurrence, in iteration order, and for each such index the index
+// of the last occurrence (whose value the map holds).
+func putOrder(m *javamap.Map[string], keys []string) (order []int, last map[int]int) {
+	var first []int
 	last = map[int]int{}
-	var distinct []int
-	var hashes []uint32
-	buckets := map[int]int{} // bucket → number of keys, for the treeify rule
-	threshold := capacity * 3 / 4
-	resize := func() {
-		capacity *= 2
-		threshold = capacity * 3 / 4
-		buckets = map[int]int{}
-		for _, h := range hashes {
-			buckets[int(h&uint32(capacity-1))]++
-		}
-	}
 	for i, k := range keys {
-		if j, ok := first[k]; ok {
-			last[j] = i
-			continue
+		n, added := m.Put(k)
+		if added {
+			first = append(first, i)
 		}
-		first[k] = i
-		last[i] = i
-		h := uint32(model.JavaStringHash(k))
-		h ^= h >> 16
-		distinct = append(distinct, i)
-		hashes = append(hashes, h)
-		b := int(h & uint32(capacity-1))
-		before := buckets[b]
-		buckets[b]++
-		if before >= 8 && capacity < 64 {
-			resize()
-		}
-		if len(distinct) > threshold && capacity < 1<<30 {
-			resize()
-		}
+		last[first[n]] = i
 	}
-	pos := make([]int, len(distinct))
-	for i := range pos {
-		pos[i] = i
-	}
-	mask := uint32(capacity - 1)
-	sort.SliceStable(pos, func(a, b int) bool { return hashes[pos[a]]&mask < hashes[pos[b]]&mask })
-	order = make([]int, len(pos))
-	for i, p := range pos {
-		order[i] = distinct[p]
+	for _, n := range m.Order() {
+		order = append(order, first[n])
 	}
 	return order, last
 }

@@ -1,18 +1,21 @@
-// Command mutants runs the property suite against every mutant of the model's catalogue
-// (model.Mutants) and prints a kill matrix: mutant × property, with the number of checks rapid
+// Command driver (`make mutants`) runs the property suite against every mutant of the model's
+// catalogue (package mutant) and prints a kill matrix: mutant × property, with the number of checks rapid
 // needed to kill each. It first runs the suite with no mutant (it must be green), and exits 1
 // when the suite is red without a mutant or when some mutant survives the default budget.
 //
-//	go run ./properties/internal/mutants [-run REGEXP] [-only NAME] [-v] [-- -short -rapid.checks=N]
+//	go run ./model/internal/mutant/driver [-run REGEXP] [-only NAME] [-v] [-- -short -rapid.checks=N]
+//
+// It lives under model/ because the catalogue is internal to the model; run it from the module
+// root. It also checks that the mutants build refuses an unknown RESTORESIM_MUTANT.
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 type testEvent struct {
@@ -44,16 +47,16 @@ type outcome struct {
 
 var failedAfter = regexp.MustCompile(`\[rapid\] (?:failed|panic) after (\d+) tests`)
 
-// runSuite runs the compiled suite once with RESTORESIM_MUTANT=mutant, in the empty directory
+// runSuite runs the compiled suite once with RESTORESIM_MUTANT=name, in the empty directory
 // dir: rapid replays every fail file it finds under testdata/rapid/ before its own checks, so
 // running there keeps one mutant's (or the user's) saved failures out of another's result, and
 // -rapid.nofailfile keeps the runs from saving any.
-func runSuite(bin, dir, mutant, run string, extra []string) (outcome, error) {
+func runSuite(bin, dir, name, run string, extra []string) (outcome, error) {
 	args := append([]string{"tool", "test2json", "-t", "-p", "properties", bin, "-test.v=test2json", "-test.count=1",
 		"-test.run", run, "-rapid.nofailfile"}, extra...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RESTORESIM_MUTANT="+mutant)
+	cmd.Env = append(os.Environ(), mutant.EnvVar+"="+name)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -121,9 +124,9 @@ func main() {
 	flag.Parse()
 	extra := testBinaryFlags(flag.Args()) // passed to the test binary, e.g. -short or -rapid.checks=1000
 
-	mutants := model.Mutants()
+	mutants := mutant.All()
 	if *only != "" {
-		i := slices.IndexFunc(mutants, func(m model.Mutant) bool { return m.Name == *only })
+		i := slices.IndexFunc(mutants, func(m mutant.Mutant) bool { return m.Name == *only })
 		if i < 0 {
 			fmt.Fprintf(os.Stderr, "mutants: unknown mutant %q\n", *only)
 			os.Exit(2)
@@ -143,7 +146,7 @@ func main() {
 
 // drive builds the suite with -tags mutants, runs it without and with each mutant, prints the
 // matrix and returns the exit code.
-func drive(dir string, mutants []model.Mutant, run string, extra []string, verbose bool) int {
+func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verbose bool) int {
 	bin := filepath.Join(dir, "properties.test")
 	build := exec.Command("go", "test", "-c", "-tags", "mutants", "-o", bin, "./properties")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -155,6 +158,10 @@ func drive(dir string, mutants []model.Mutant, run string, extra []string, verbo
 	if err := os.Mkdir(work, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 2
+	}
+	if err := refusesUnknown(bin, work); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 1
 	}
 	fmt.Printf("mutants: the property suite (go test -tags mutants ./properties -run %q %s), once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", run, strings.Join(extra, " "))
 	base, err := runSuite(bin, work, "", run, extra)
@@ -248,4 +255,22 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// refusesUnknown checks that the suite built with -tags mutants stops with exit status 2 and a
+// one-line message when RESTORESIM_MUTANT names no mutant, instead of running the real model.
+func refusesUnknown(bin, dir string) error {
+	const bogus = "no-such-mutant"
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mutant.EnvVar+"="+bogus)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	msg := stderr.String()
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, bogus) {
+		return fmt.Errorf("the mutants build does not refuse %s=%s (exit %v, stderr %q)", mutant.EnvVar, bogus, err, msg)
+	}
+	return nil
 }
