@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 	"github.com/restoresim/restoresim/model/metadata"
 )
 
@@ -145,7 +146,7 @@ func elementBytes(sorted []int64, off, size int64) int64 {
 	}
 	i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
 	end := size
-	if i < len(sorted) && sorted[i] < end && !mutant("plan-bytes-to-stream-end") {
+	if i < len(sorted) && sorted[i] < end && !mutant.On(mutant.PlanBytesToStreamEnd) {
 		end = sorted[i]
 	}
 	if end < off {

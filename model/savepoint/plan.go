@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 	"github.com/restoresim/restoresim/model/metadata"
 )
 
@@ -447,7 +448,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 			named = &id
 		}
 		refuse(r, named)
-		if len(culprits) == 0 || mutant("plan-refusal-ends-plan") {
+		if len(culprits) == 0 || mutant.On(mutant.PlanRefusalEndsPlan) {
 			// Not attributable to an operator: every remaining operator is left unjudged.
 			for i := range active {
 				if active[i] {

@@ -19,4 +19,6 @@ var (
 	UIDIgnored                   = add("uid-ignored", "AssignStates: the operator's user-defined ID (setUidHash) ignored when matching state")
 	BlockingAsPipelined          = add("blocking-as-pipelined", "NewFailoverTopology: BLOCKING partitions joined into pipelined regions, so a failure behind one restarts the producer's region too")
 	StatelessVertexRepartitioned = add("stateless-vertex-repartitioned", "AssignStates (1.18): a vertex whose matched operator states have no subtask entries (stateless) repartitioned, so its max-parallelism preconditions apply")
+	PlanBytesToStreamEnd         = add("plan-bytes-to-stream-end", "savepoint.PlanRestore: a key group's or operator-state entry's bytes run to the end of the handle's stream, not to the next larger offset")
+	PlanRefusalEndsPlan          = add("plan-refusal-ends-plan", "savepoint.PlanRestore: the first refusal is charged to every operator not yet judged, so no operator after it is planned")
 )

@@ -1,7 +1,10 @@
-// Command driver (`make mutants`) runs the property suite against every mutant of the model's
-// catalogue (package mutant) and prints a kill matrix: mutant × property, with the number of checks rapid
-// needed to kill each. It first runs the suite with no mutant (it must be green), and exits 1
-// when the suite is red without a mutant or when some mutant survives the default budget.
+// Command driver (`make mutants`) runs the test suites against every mutant of the model's
+// catalogue (package mutant) and prints a kill matrix: mutant × test, with the number of checks rapid
+// needed to kill each. The suites are the property suite (./properties) and the restore
+// planner's own tests (./model/savepoint) and the scenario files (./scenarios; their columns are
+// prefixed savepoint. and scenarios.). It first runs the suites with no mutant (they must be
+// green), and exits 1 when a suite is red without a mutant or when some mutant survives the
+// default budget. -run and the flags after -- apply to the property suite.
 //
 //	go run ./model/internal/mutant/driver [-run REGEXP] [-only NAME] [-v] [-- -short -rapid.checks=N]
 //
@@ -47,15 +50,50 @@ type outcome struct {
 
 var failedAfter = regexp.MustCompile(`\[rapid\] (?:failed|panic) after (\d+) tests`)
 
-// runSuite runs the compiled suite once with RESTORESIM_MUTANT=name, in the empty directory
-// dir: rapid replays every fail file it finds under testdata/rapid/ before its own checks, so
-// running there keeps one mutant's (or the user's) saved failures out of another's result, and
-// -rapid.nofailfile keeps the runs from saving any.
-func runSuite(bin, dir, name, run string, extra []string) (outcome, error) {
-	args := append([]string{"tool", "test2json", "-t", "-p", "properties", bin, "-test.v=test2json", "-test.count=1",
-		"-test.run", run, "-rapid.nofailfile"}, extra...)
+// suite is one test package the driver runs against every mutant.
+type suite struct {
+	pkg    string   // import path relative to the module root, e.g. ./properties
+	prefix string   // prefix of its tests' names in the matrix ("" for the property suite)
+	bin    string   // the compiled test binary
+	dir    string   // the directory it runs in
+	args   []string // test binary flags
+}
+
+// runSuites runs every suite once with RESTORESIM_MUTANT=name and merges their outcomes, each
+// test named with its suite's prefix.
+func runSuites(suites []suite, name string) (outcome, error) {
+	all := outcome{failed: map[string]bool{}, checks: map[string]string{}, passed: map[string]bool{}}
+	for _, su := range suites {
+		o, err := runSuite(su, name)
+		if err != nil {
+			return outcome{}, err
+		}
+		for k := range o.failed {
+			all.failed[su.prefix+k] = true
+		}
+		for k, v := range o.checks {
+			all.checks[su.prefix+k] = v
+		}
+		for k := range o.passed {
+			all.passed[su.prefix+k] = true
+		}
+		all.elapsed += o.elapsed
+		if o.buildErr != "" {
+			all.buildErr = strings.TrimSpace(all.buildErr + " " + su.pkg + ": " + o.buildErr)
+		}
+	}
+	return all, nil
+}
+
+// runSuite runs one compiled suite once with RESTORESIM_MUTANT=name. The property suite runs in
+// an empty directory: rapid replays every fail file it finds under testdata/rapid/ before its own
+// checks, so running there keeps one mutant's (or the user's) saved failures out of another's
+// result, and -rapid.nofailfile keeps the runs from saving any. The planner's suites run in their
+// package directories (they read testdata and ../shared by relative paths) and use no rapid.
+func runSuite(su suite, name string) (outcome, error) {
+	args := append([]string{"tool", "test2json", "-t", "-p", su.pkg, su.bin, "-test.v=test2json", "-test.count=1"}, su.args...)
 	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
+	cmd.Dir = su.dir
 	cmd.Env = append(os.Environ(), mutant.EnvVar+"="+name)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -147,24 +185,37 @@ func main() {
 // drive builds the suite with -tags mutants, runs it without and with each mutant, prints the
 // matrix and returns the exit code.
 func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verbose bool) int {
-	bin := filepath.Join(dir, "properties.test")
-	build := exec.Command("go", "test", "-c", "-tags", "mutants", "-o", bin, "./properties")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "mutants: building the suite with -tags mutants:", err)
-		return 2
-	}
 	work := filepath.Join(dir, "work")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 2
 	}
-	if err := refusesUnknown(bin, work); err != nil {
+	root, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 2
+	}
+	suites := []suite{
+		{pkg: "./properties", dir: work, args: append([]string{"-test.run", run, "-rapid.nofailfile"}, extra...)},
+		{pkg: "./model/savepoint", prefix: "savepoint.", dir: filepath.Join(root, "model", "savepoint")},
+		{pkg: "./scenarios", prefix: "scenarios.", dir: filepath.Join(root, "scenarios")},
+	}
+	for i := range suites {
+		su := &suites[i]
+		su.bin = filepath.Join(dir, fmt.Sprintf("suite%d.test", i))
+		build := exec.Command("go", "test", "-c", "-tags", "mutants", "-o", su.bin, su.pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "mutants: building %s with -tags mutants: %v\n", su.pkg, err)
+			return 2
+		}
+	}
+	if err := refusesUnknown(suites[0].bin, work); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 1
 	}
-	fmt.Printf("mutants: the property suite (go test -tags mutants ./properties -run %q %s), once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", run, strings.Join(extra, " "))
-	base, err := runSuite(bin, work, "", run, extra)
+	fmt.Printf("mutants: the property suite (go test -tags mutants ./properties -run %q %s), the planner's tests (./model/savepoint) and the scenario files (./scenarios), once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", run, strings.Join(extra, " "))
+	base, err := runSuites(suites, "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 2
@@ -178,7 +229,7 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 	results := make([]outcome, len(mutants))
 	killedBy := map[string]bool{}
 	for i, m := range mutants {
-		o, err := runSuite(bin, work, m.Name, run, extra)
+		o, err := runSuites(suites, m.Name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			return 2
