@@ -19,9 +19,11 @@ func runSummarize(e *env, args []string) int {
 	fs := newFlags("summarize", "summarize FILE...",
 		`Merges the outputs of 'simulate sweep --format json' (one JSON object per seed; e.g. one
 file per shard of --shard i/n) into the text summary that sweep prints; the shards of a sweep
-merge into exactly the unsharded sweep's summary, in any order. "-" reads stdin. Seeds are
-not deduplicated: give each shard once. Exit code: 0 when no seed failed (known-issue
-findings allowed), 1 when some seed failed, 2 on a missing or malformed file.`)
+merge into exactly the unsharded sweep's summary, in any order. "-" reads stdin. The files
+must be the shards of one sweep: a seed in two records (overlapping shards), records of
+another --flink or --steps than the first, or no seed record at all (an empty or crashed
+shard) is an error. Exit code: 0 when no seed failed (known-issue findings allowed), 1 when
+some seed failed, 2 on a missing, malformed or mismatched file.`)
 	files, done, code := e.parseFlags(fs, args)
 	if done {
 		return code

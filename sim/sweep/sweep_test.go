@@ -69,7 +69,6 @@ func TestSummaryListsSmallestFailing(t *testing.T) {
 	}
 }
 
-
 // TestRunInSeedOrder: the outcomes come in seed order, each the seed's own, whatever the number
 // of workers; stopping early stops.
 func TestRunInSeedOrder(t *testing.T) {
