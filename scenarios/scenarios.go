@@ -28,7 +28,7 @@ func Format(r sim.Result) string {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	if len(r.Violations) == 0 {
+	if r.Verdict() == sim.VerdictOK {
 		b.WriteString("ok\n")
 	}
 	for _, v := range r.Violations {

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -69,13 +68,15 @@ type Result struct {
 // OK reports whether every invariant held.
 func (r Result) OK() bool { return len(r.Violations) == 0 }
 
-// Run executes a plan from a fresh world and returns the trace and violations. It is
-// deterministic: the same plan gives the same result, byte for byte.
+// Run executes a plan from a fresh world and returns the trace and the violations, these in
+// SortViolations order. It is deterministic: the same plan gives the same result, byte for
+// byte. Result.Verdict judges it; RunSafe also survives a panic.
 func Run(p Plan) Result {
 	w := newWorld(p)
 	for i, s := range p.Steps {
 		w.step(i, s)
 	}
+	SortViolations(w.violations)
 	return Result{Plan: p, Trace: w.trace, Violations: w.violations}
 }
 
@@ -104,9 +105,7 @@ func (w *World) tracef(format string, args ...any) {
 }
 
 func (w *World) violate(step int, inv, detail, diff string) {
-	// go-cmp varies its diff's spacing between processes on purpose (U+00A0 for U+0020); make it
-	// plain so that a Result is the same bytes in every run.
-	diff = strings.ReplaceAll(diff, "\u00a0", " ")
+	diff = StableDiff(diff) // so that a Result is the same bytes in every process
 	known := w.known
 	switch {
 	case known == "" && w.tainted != "":

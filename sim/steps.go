@@ -528,8 +528,10 @@ func refusalReason(err error) string {
 	return firstLine(err)
 }
 
-func firstLine(err error) string {
-	s := err.Error()
+// firstLine is the first line of an error, or of any value (a recovered panic), as fmt.Sprint
+// prints it.
+func firstLine(v any) string {
+	s := fmt.Sprint(v)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}

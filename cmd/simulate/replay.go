@@ -41,7 +41,7 @@ prints the same output as 'simulate run', with the same exit codes: 0 every inva
 	if err != nil {
 		return e.failf("replay", "%v", err)
 	}
-	return e.report("replay", *format, p.Seed, p.Version, func() outcome { return executePlan(p, replayCommand(p, pos[0])) })
+	return e.report("replay", *format, p.Seed, p.Version, func() outcome { return outcome{sim.RunSafe(p), replayCommand(p, pos[0])} })
 }
 
 // readScenario reads and parses a scenario file.
@@ -81,7 +81,7 @@ func readScenario(path string) (sim.Plan, error) {
 // 'simulate replay FILE'.
 func replayCommand(p sim.Plan, path string) string {
 	if len(p.Steps) > 0 {
-		if g, failed := generatePlan(p.Seed, p.Version, len(p.Steps)); failed == nil && g.Render() == p.Render() {
+		if g, ok := sim.GenerateSafe(p.Seed, p.Version, len(p.Steps)); ok && g.Render() == p.Render() {
 			return runCommand(p.Seed, p.Version, len(p.Steps))
 		}
 	}

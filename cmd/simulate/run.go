@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
+	"github.com/restoresim/restoresim/sim/sweep"
 )
 
 func init() {
@@ -20,109 +20,17 @@ func init() {
 }
 
 // maxSteps bounds --steps: a plan is held in memory whole.
-const maxSteps = 100000
+const maxSteps = sweep.MaxSteps
 
-// Outcomes of one seed. A seed fails iff it has a violation that is not attributed to a known
-// Flink issue; known-issue findings alone are reported but do not fail it.
-const (
-	resultOK    = "ok"    // every invariant held
-	resultKnown = "known" // violations, each reproducing a known Flink issue (Violation.Known)
-	resultFail  = "fail"  // at least one violation with no known issue behind it
-)
-
-// invPanic is the invariant recorded when the simulator panicked (an internal error in sim or
-// model): the seed fails, and the panic message is the detail.
-const invPanic = "panic"
-
-// outcome is one executed plan.
+// outcome is one executed plan, judged by sim, with the one command that reproduces it.
 type outcome struct {
-	plan  sim.Plan
-	steps int // the schedule length asked for (len(plan.Steps) unless generation panicked)
-	res   sim.Result
-	// replay is the one command that reproduces this outcome.
+	sim.Outcome
 	replay string
-	// stack is the panic's stack trace when the simulator panicked (stderr only: not deterministic).
-	stack string
 }
 
-// result classifies the outcome as resultOK, resultKnown or resultFail.
-func (o *outcome) result() string { return classify(o.res.Violations) }
-
-func classify(vs []sim.Violation) string {
-	r := resultOK
-	for _, v := range vs {
-		if v.Known == "" {
-			return resultFail
-		}
-		r = resultKnown
-	}
-	return r
-}
-
-// execute runs p, turning a panic of the simulator into a violation so that one bad seed cannot
-// take a sweep down.
-func executePlan(p sim.Plan, replay string) (o outcome) {
-	o = outcome{plan: p, steps: len(p.Steps), replay: replay}
-	defer func() {
-		if r := recover(); r != nil {
-			o.res = sim.Result{Plan: p, Violations: []sim.Violation{{Step: -1, Invariant: invPanic, Detail: firstLineOf(fmt.Sprint(r))}}}
-			o.stack = string(debug.Stack())
-		}
-	}()
-	o.res = sim.Run(p)
-	sortViolations(o.res.Violations)
-	return o
-}
-
-// sortViolations orders violations by step, then invariant, known issue, detail and diff.
-// Within a step the simulator's check order carries no meaning, and where a check walks a Go
-// map (e.g. the keys of a subtask) it is not even the same from one process to the next; the
-// sort keeps the output of a seed byte-identical regardless.
-func sortViolations(vs []sim.Violation) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
-		if a.Step != b.Step {
-			return a.Step < b.Step
-		}
-		if a.Invariant != b.Invariant {
-			return a.Invariant < b.Invariant
-		}
-		if a.Known != b.Known {
-			return a.Known < b.Known
-		}
-		if a.Detail != b.Detail {
-			return a.Detail < b.Detail
-		}
-		return a.Diff < b.Diff
-	})
-}
-
-// generate draws the plan of a seed, turning a panic of the generator into a failing outcome.
-func generatePlan(seed uint64, v model.FlinkVersion, steps int) (p sim.Plan, failed *outcome) {
-	defer func() {
-		if r := recover(); r != nil {
-			p = sim.Plan{Seed: seed, Version: v}
-			failed = &outcome{plan: p, steps: steps, replay: runCommand(seed, v, steps), stack: string(debug.Stack()),
-				res: sim.Result{Plan: p, Violations: []sim.Violation{{Step: -1, Invariant: invPanic, Detail: "generate: " + firstLineOf(fmt.Sprint(r))}}}}
-		}
-	}()
-	return sim.Generate(seed, v, steps), nil
-}
-
-// runSeed generates and runs one seed.
+// runSeed generates and runs one seed (a panic of the simulator is a failed outcome).
 func runSeed(seed uint64, v model.FlinkVersion, steps int) outcome {
-	p, failed := generatePlan(seed, v, steps)
-	if failed != nil {
-		return *failed
-	}
-	return executePlan(p, runCommand(seed, v, steps))
-}
-
-func firstLineOf(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	return outcome{sim.RunSeed(seed, v, steps), runCommand(seed, v, steps)}
 }
 
 // runCommand is the replay command of a generated plan, from the effective configuration.
@@ -251,10 +159,10 @@ func (e *env) report(cmd, format string, seed uint64, v model.FlinkVersion, runI
 		fmt.Fprintf(e.stderr, "simulate %s: writing output: %v\n", cmd, err)
 		return exitUsage
 	}
-	if o.stack != "" {
-		fmt.Fprintf(e.stderr, "simulate %s: the simulator panicked: %s\n%s", cmd, o.res.Violations[0].Detail, o.stack)
+	if o.Stack != "" {
+		fmt.Fprintf(e.stderr, "simulate %s: the simulator panicked: %s\n%s", cmd, o.Violations[0].Detail, o.Stack)
 	}
-	if o.result() == resultFail {
+	if o.Verdict().Failed() {
 		return exitViolation
 	}
 	return exitOK
@@ -276,12 +184,12 @@ func writeHeader(w io.Writer, seed uint64, v model.FlinkVersion) {
 // writeTextBody prints an outcome after its header: the trace, then the violations and the
 // verdict as '#' comments, so the whole output parses back as a scenario.
 func writeTextBody(w io.Writer, o *outcome) {
-	for _, l := range o.res.Trace {
+	for _, l := range o.Trace {
 		fmt.Fprintln(w, l)
 	}
 	var known []string
 	nKnown := 0
-	for _, v := range o.res.Violations {
+	for _, v := range o.Violations {
 		what := "violation"
 		if v.Known != "" {
 			what = "known issue " + v.Known
@@ -289,28 +197,28 @@ func writeTextBody(w io.Writer, o *outcome) {
 			nKnown++
 		}
 		where := fmt.Sprintf("step %d", v.Step)
-		if s := stepName(o.plan, v.Step); s != "" {
+		if s := stepName(o.Plan, v.Step); s != "" {
 			where += " (" + s + ")"
 		}
 		if v.Step < 0 {
 			where = "before step 0"
 		}
 		fmt.Fprintf(w, "# %s at %s: %s: %s\n", what, where, v.Invariant, v.Detail)
-		if d := strings.TrimRight(stableDiff(v.Diff), "\n"); d != "" {
+		if d := strings.TrimRight(sim.StableDiff(v.Diff), "\n"); d != "" {
 			fmt.Fprintln(w, "#   (-want +got):")
 			for _, l := range strings.Split(d, "\n") {
 				fmt.Fprintf(w, "#     %s\n", l)
 			}
 		}
 	}
-	n := len(o.res.Violations)
-	switch o.result() {
-	case resultOK:
+	n := len(o.Violations)
+	switch o.Verdict() {
+	case sim.VerdictOK:
 		fmt.Fprintln(w, "# ok: every invariant held")
 		return
-	case resultKnown:
+	case sim.VerdictKnown:
 		fmt.Fprintf(w, "# known: %s reproducing known Flink issues (%s), no other violation\n", countNoun(nKnown, "finding"), strings.Join(uniqueSortedStrings(known), ", "))
-	case resultFail:
+	case sim.VerdictFailed:
 		fmt.Fprintf(w, "# FAIL: %s", countNoun(n-nKnown, "violation"))
 		if nKnown > 0 {
 			fmt.Fprintf(w, ", plus %s of known Flink issues (%s)", countNoun(nKnown, "finding"), strings.Join(uniqueSortedStrings(known), ", "))
@@ -319,11 +227,6 @@ func writeTextBody(w io.Writer, o *outcome) {
 	}
 	fmt.Fprintf(w, "# To reproduce: %s\n", o.replay)
 }
-
-// stableDiff undoes go-cmp's deliberate per-process instability of its report: cmp.Diff
-// indents with U+00A0 instead of U+0020 in about half the processes, which would make the
-// output of a seed differ between two runs.
-func stableDiff(d string) string { return strings.ReplaceAll(d, "\u00a0", " ") }
 
 func countNoun(n int, noun string) string {
 	if n == 1 {
@@ -374,19 +277,19 @@ type (
 func writeJSONOutcome(w io.Writer, o *outcome) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for i, l := range o.res.Trace {
-		_ = enc.Encode(traceLine{Seed: o.plan.Seed, Step: i - 1, Line: l})
+	for i, l := range o.Trace {
+		_ = enc.Encode(traceLine{Seed: o.Plan.Seed, Step: i - 1, Line: l})
 	}
-	r := resultLine{Seed: o.plan.Seed, Flink: o.plan.Version.String(), Steps: o.steps, Result: o.result()}
-	for _, v := range o.res.Violations {
-		_ = enc.Encode(violationLine{Seed: o.plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: stableDiff(v.Diff), Known: v.Known})
+	r := resultLine{Seed: o.Plan.Seed, Flink: o.Plan.Version.String(), Steps: o.Steps, Result: o.Verdict().String()}
+	for _, v := range o.Violations {
+		_ = enc.Encode(violationLine{Seed: o.Plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: sim.StableDiff(v.Diff), Known: v.Known})
 		if v.Known != "" {
 			r.Known++
 		} else {
 			r.Violations++
 		}
 	}
-	if r.Result != resultOK {
+	if o.Verdict() != sim.VerdictOK {
 		r.Replay = o.replay
 	}
 	_ = enc.Encode(r)
@@ -395,7 +298,7 @@ func writeJSONOutcome(w io.Writer, o *outcome) {
 // render is the text output of an outcome, for tests and saved scenario files.
 func renderOutcome(o *outcome) string {
 	var b bytes.Buffer
-	writeHeader(&b, o.plan.Seed, o.plan.Version)
+	writeHeader(&b, o.Plan.Seed, o.Plan.Version)
 	writeTextBody(&b, o)
 	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
+	"github.com/restoresim/restoresim/sim/sweep"
 )
 
 func TestRunSameSeedSameBytes(t *testing.T) {
@@ -133,37 +134,25 @@ func TestTextOutcome(t *testing.T) {
 		result string
 		want   string
 	}{
-		{"ok", nil, resultOK, head + "# ok: every invariant held\n"},
-		{"known", []sim.Violation{known}, resultKnown, head +
+		{"ok", nil, "ok", head + "# ok: every invariant held\n"},
+		{"known", []sim.Violation{known}, "known", head +
 			"# known issue FLINK-16638 at step 0 (checkpoint): keyed-state: lost keys\n" +
 			"# known: 1 finding reproducing known Flink issues (FLINK-16638), no other violation\n" +
 			"# To reproduce: " + replay + "\n"},
-		{"fail", []sim.Violation{known, bad}, resultFail, head +
+		{"fail", []sim.Violation{known, bad}, "fail", head +
 			"# known issue FLINK-16638 at step 0 (checkpoint): keyed-state: lost keys\n" +
 			"# violation at step 1 (process n=3): splits: split 2 twice\n" +
 			"#   (-want +got):\n#       []int{\n#     - 1,\n#     + 2,\n#       }\n" +
 			"# FAIL: 1 violation, plus 1 finding of known Flink issues (FLINK-16638)\n" +
 			"# To reproduce: " + replay + "\n"},
 	} {
-		o := outcome{plan: p, steps: 2, res: sim.Result{Plan: p, Trace: trace, Violations: tc.vs}, replay: replay}
-		if got := o.result(); got != tc.result {
+		o := outcome{sim.Outcome{Result: sim.Result{Plan: p, Trace: trace, Violations: tc.vs}, Steps: 2}, replay}
+		if got := o.Verdict().String(); got != tc.result {
 			t.Errorf("%s: result %q, want %q", tc.name, got, tc.result)
 		}
 		if diff := cmp.Diff(tc.want, renderOutcome(&o)); diff != "" {
 			t.Errorf("%s: text (-want +got):\n%s", tc.name, diff)
 		}
-	}
-}
-
-func TestSortViolations(t *testing.T) {
-	v := func(step int, inv, detail string) sim.Violation {
-		return sim.Violation{Step: step, Invariant: inv, Detail: detail}
-	}
-	got := []sim.Violation{v(3, "key-owner", "b"), v(1, "splits", "x"), v(3, "key-owner", "a"), v(3, "broadcast", "z"), v(-1, "panic", "p")}
-	want := []sim.Violation{v(-1, "panic", "p"), v(1, "splits", "x"), v(3, "broadcast", "z"), v(3, "key-owner", "a"), v(3, "key-owner", "b")}
-	sortViolations(got)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("sorted violations (-want +got):\n%s", diff)
 	}
 }
 
@@ -246,7 +235,7 @@ func TestSweepMatchesRun(t *testing.T) {
 	code, out := sweepOut(t, "--seeds", "6", "--start", "7", "--flink", "1.10.1", "--steps", "30", "--format", "json")
 	anyFail := false
 	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		rec, err := parseRecord([]byte(l))
+		rec, err := sweep.ParseRecord([]byte(l))
 		if err != nil {
 			t.Fatalf("line %d: %v", i, err)
 		}
@@ -264,7 +253,7 @@ func TestSweepMatchesRun(t *testing.T) {
 		if diff := cmp.Diff(want, rec.Labels); diff != "" {
 			t.Errorf("seed %d labels (-want +got):\n%s", rec.Seed, diff)
 		}
-		anyFail = anyFail || rec.Result == resultFail
+		anyFail = anyFail || rec.Failed()
 	}
 	if (code == 1) != anyFail {
 		t.Errorf("exit %d, but a seed failed: %t", code, anyFail)
@@ -300,69 +289,14 @@ func TestSummarizeShardsEqualsUnsharded(t *testing.T) {
 	}
 }
 
-func TestShardsPartitionSeeds(t *testing.T) {
-	seen := map[uint64]int{}
-	for i := range 4 {
-		cfg := sweepConfig{seeds: 10, start: 5, shard: i, of: 4}
-		for k := range cfg.count() {
-			seen[cfg.seedAt(k)]++
-		}
-	}
-	for s := uint64(5); s < 15; s++ {
-		if seen[s] != 1 {
-			t.Errorf("seed %d run by %d shards, want 1", s, seen[s])
-		}
-	}
-	if len(seen) != 10 {
-		t.Errorf("%d seeds run, want 10: %v", len(seen), seen)
-	}
-	if n := (sweepConfig{seeds: 2, shard: 3, of: 4}).count(); n != 0 {
-		t.Errorf("shard 3/4 of 2 seeds runs %d, want 0", n)
-	}
-}
-
-// TestSummaryListsSmallestFailing adds failing seeds in descending order: the summary lists the
-// 100 smallest and counts the rest.
-func TestSummaryListsSmallestFailing(t *testing.T) {
-	s := newSummary()
-	for seed := 249; seed >= 0; seed-- {
-		s.add(&seedRecord{Seed: uint64(seed), Flink: "1.18", Steps: 40, Result: resultFail,
-			Violations: []recordViolation{{Step: 1, Invariant: "splits", Detail: "x"}, {Step: 2, Invariant: "splits", Detail: "y"}}})
-	}
-	var b bytes.Buffer
-	s.write(&b)
-	out := b.String()
-	listed := regexp.MustCompile(`(?m)^  simulate run --seed (\d+) `).FindAllStringSubmatch(out, -1)
-	var got []string
-	for _, m := range listed {
-		got = append(got, m[1])
-	}
-	var want []string
-	for i := range maxListed {
-		want = append(want, fmt.Sprint(i))
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("listed seeds (-want +got):\n%s", diff)
-	}
-	for _, line := range []string{
-		"\nviolations by invariant             seeds  violations\n  splits                              250         500\n\nknown issues (do not fail a seed)   seeds    findings\n  (none)\n",
-		"  ... and 150 more (the 100 smallest seeds are listed)\n",
-		"FAIL: 250 of 250 seeds failed\n",
-	} {
-		if !strings.Contains(out, line) {
-			t.Errorf("summary lacks %q:\n%s", line, out)
-		}
-	}
-}
-
 func TestSweepOutSavesFailures(t *testing.T) {
 	// No seed of the unmodified model fails, so make seed 70 fail: a violation added to its
 	// outcome, as a model bug would.
-	defer func(f func(uint64, model.FlinkVersion, int) outcome) { sweepRunSeed = f }(sweepRunSeed)
-	sweepRunSeed = func(seed uint64, v model.FlinkVersion, steps int) outcome {
-		o := runSeed(seed, v, steps)
+	defer func(f func(uint64, model.FlinkVersion, int) sim.Outcome) { sweepRunSeed = f }(sweepRunSeed)
+	sweepRunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome {
+		o := sim.RunSeed(seed, v, steps)
 		if seed == 70 {
-			o.res.Violations = append(o.res.Violations, sim.Violation{Step: 1, Invariant: "splits", Detail: "injected by the test"})
+			o.Violations = append(o.Violations, sim.Violation{Step: 1, Invariant: "splits", Detail: "injected by the test"})
 		}
 		return o
 	}
@@ -397,8 +331,8 @@ func TestSweepOutSavesFailures(t *testing.T) {
 
 func TestSaveFailure(t *testing.T) {
 	p := sim.Generate(21, model.Flink118, 5)
-	o := executePlan(p, runCommand(21, model.Flink118, 5))
-	o.res.Violations = append(o.res.Violations, sim.Violation{Step: 2, Invariant: "splits", Detail: "made up"})
+	o := outcome{sim.RunSafe(p), runCommand(21, model.Flink118, 5)}
+	o.Violations = append(o.Violations, sim.Violation{Step: 2, Invariant: "splits", Detail: "made up"})
 	dir := t.TempDir()
 	if err := saveFailure(dir, &o); err != nil {
 		t.Fatal(err)
@@ -412,7 +346,7 @@ func TestSaveFailure(t *testing.T) {
 	for _, want := range []string{
 		"# To reproduce: simulate run --seed 21 --flink 1.18 --steps 5",
 		"\n# # violation at step 2 (" + p.Steps[2].String() + "): splits: made up\n",
-		"\n# " + o.res.Trace[0] + "\n",
+		"\n# " + o.Trace[0] + "\n",
 		"\n\n" + p.Render(),
 	} {
 		if !strings.Contains(text, want) {

@@ -16,8 +16,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
-	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
+	"github.com/restoresim/restoresim/sim/sweep"
 )
 
 func init() {
@@ -38,12 +38,7 @@ const (
 
 // sweepConfig is a validated sweep.
 type sweepConfig struct {
-	seeds        int    // N: seeds start..start+N-1
-	start        uint64 // S
-	shard, of    int    // run only the seeds whose index (seed-S) ≡ shard mod of
-	workers      int
-	version      model.FlinkVersion
-	steps        int
+	sweep.Config
 	out          string // directory for failing scenarios, "" for none
 	json         bool
 	showProgress bool
@@ -64,7 +59,7 @@ JSON object per seed, in seed order, instead of the summary. --out DIR saves eve
 seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace and the
 violations as comments) that 'simulate replay' runs. A progress bar is drawn on stderr when
 it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
-failed, 2 bad usage.`, maxListed))
+failed, 2 bad usage.`, sweep.MaxListed))
 	var seeds, workers optInt
 	var start seedFlag
 	fs.Var(&seeds, "seeds", fmt.Sprintf("the number of seeds `N` (default %d)", defaultSweepSeeds))
@@ -80,29 +75,29 @@ failed, 2 bad usage.`, maxListed))
 	if len(pos) > 0 {
 		return e.failf("sweep", "unexpected argument %q (sweep takes only flags)", pos[0])
 	}
-	cfg := sweepConfig{seeds: defaultSweepSeeds, start: start.v, of: 1, workers: runtime.GOMAXPROCS(0),
+	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.v, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
 		out: *out, json: *c.format == "json", showProgress: e.stderrIsTerminal}
 	var err error
-	if cfg.version, cfg.steps, err = c.resolve(); err != nil {
+	if cfg.Version, cfg.Steps, err = c.resolve(); err != nil {
 		return e.failf("sweep", "%v", err)
 	}
 	if seeds.set {
 		if seeds.v < 1 || seeds.v > maxSweepSeeds {
 			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.v, maxSweepSeeds)
 		}
-		cfg.seeds = seeds.v
+		cfg.Seeds = seeds.v
 	}
-	if uint64(cfg.seeds-1) > math.MaxUint64-cfg.start {
-		return e.failf("sweep", "--start %d with --seeds %d runs past the largest seed %d", cfg.start, cfg.seeds, uint64(math.MaxUint64))
+	if uint64(cfg.Seeds-1) > math.MaxUint64-cfg.Start {
+		return e.failf("sweep", "--start %d with --seeds %d runs past the largest seed %d", cfg.Start, cfg.Seeds, uint64(math.MaxUint64))
 	}
 	if workers.set {
 		if workers.v < 1 || workers.v > maxWorkers {
 			return e.failf("sweep", "--workers %d is out of range (want 1..%d)", workers.v, maxWorkers)
 		}
-		cfg.workers = workers.v
+		cfg.Workers = workers.v
 	}
 	if *shard != "" {
-		if cfg.shard, cfg.of, err = parseShard(*shard); err != nil {
+		if cfg.Shard, cfg.Of, err = parseShard(*shard); err != nil {
 			return e.failf("sweep", "%v", err)
 		}
 	}
@@ -132,26 +127,15 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// count is the number of seeds the shard runs.
-func (c sweepConfig) count() int {
-	if c.shard >= c.seeds {
-		return 0
-	}
-	return (c.seeds-1-c.shard)/c.of + 1
-}
-
-// seedAt is the seed of the shard's k-th run.
-func (c sweepConfig) seedAt(k int) uint64 { return c.start + uint64(c.shard) + uint64(k)*uint64(c.of) }
-
-// sweep runs the seeds on cfg.workers goroutines and merges their outcomes in seed order, so
-// everything it writes is independent of the number of workers and of scheduling. At most
-// sweepWindow×workers outcomes are in flight, so memory does not grow with the number of seeds.
+// sweep runs the seeds (sweep.Run: on cfg.Workers goroutines, their outcomes in seed order, so
+// everything it writes is independent of the number of workers and of scheduling) and prints
+// their records or their summary.
 func (e *env) sweep(cfg sweepConfig) int {
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	s := newSummary()
+	s := sweep.NewSummary()
 	var bar *progressbar.ProgressBar
 	if cfg.showProgress {
-		bar = progressbar.NewOptions64(int64(cfg.count()), progressbar.OptionSetWriter(e.stderr),
+		bar = progressbar.NewOptions64(int64(cfg.Count()), progressbar.OptionSetWriter(e.stderr),
 			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
 			progressbar.OptionSetItsString("seeds"), progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
@@ -159,14 +143,15 @@ func (e *env) sweep(cfg sweepConfig) int {
 	var failure error
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	forEachOutcome(cfg, func(o *outcome) bool {
-		rec := recordOf(o)
-		s.add(rec)
+	sweep.Run(cfg.Config, func(so *sim.Outcome) bool {
+		rec := sweep.NewRecord(so)
+		s.Add(rec)
 		if cfg.json {
 			_ = enc.Encode(rec)
 		}
-		if rec.Result == resultFail && cfg.out != "" {
-			if err := saveFailure(cfg.out, o); err != nil {
+		if rec.Failed() && cfg.out != "" {
+			o := outcome{*so, runCommand(so.Plan.Seed, so.Plan.Version, so.Steps)}
+			if err := saveFailure(cfg.out, &o); err != nil {
 				failure = err
 				return false
 			}
@@ -184,80 +169,21 @@ func (e *env) sweep(cfg sweepConfig) int {
 		return e.failf("sweep", "%v", failure)
 	}
 	if !cfg.json {
-		s.write(w)
+		s.WriteText(w)
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(e.stderr, "simulate sweep: writing output: %v\n", err)
 		return exitUsage
 	}
-	if s.failed > 0 {
+	if s.Failed() > 0 {
 		return exitViolation
 	}
 	return exitOK
 }
 
-// forEachOutcome runs the shard's seeds on cfg.workers goroutines and calls f with each outcome
-// in seed order, from the calling goroutine; f returns false to stop early.
-func forEachOutcome(cfg sweepConfig, f func(*outcome) bool) {
-	n := cfg.count()
-	type job struct {
-		k   int
-		out chan outcome
-	}
-	jobs := make(chan job)
-	order := make(chan chan outcome, sweepWindow*cfg.workers) // the in-flight window, in seed order
-	stop := make(chan struct{})
-	go func() { // dispatcher
-		defer close(jobs)
-		defer close(order)
-		for k := range n {
-			ch := make(chan outcome, 1)
-			select {
-			case order <- ch:
-			case <-stop:
-				return
-			}
-			select {
-			case jobs <- job{k, ch}:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	for range cfg.workers {
-		go func() {
-			for j := range jobs {
-				j.out <- sweepRunSeed(cfg.seedAt(j.k), cfg.version, cfg.steps)
-			}
-		}()
-	}
-	for ch := range order {
-		o := <-ch
-		if !f(&o) {
-			// The dispatcher stops; the workers finish their current seed into its buffered
-			// channel and end when the dispatcher closes jobs.
-			close(stop)
-			return
-		}
-	}
-}
-
-// recordOf is the seed record of an outcome.
-func recordOf(o *outcome) *seedRecord {
-	r := &seedRecord{Seed: o.plan.Seed, Flink: o.plan.Version.String(), Steps: o.steps, Result: o.result(),
-		Violations: []recordViolation{}, Labels: []string{}}
-	for _, v := range o.res.Violations {
-		r.Violations = append(r.Violations, recordViolation{Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Known: v.Known})
-	}
-	if o.stack == "" || len(o.plan.Steps) > 0 {
-		r.Labels = append(r.Labels, sim.Labels(o.plan)...)
-	}
-	return r
-}
-
 // failureFileName is where --out saves a failing seed.
 func failureFileName(o *outcome) string {
-	return fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", o.plan.Seed, o.plan.Version, o.steps)
+	return fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", o.Plan.Seed, o.Plan.Version, o.Steps)
 }
 
 // saveFailure writes a failing seed's scenario file atomically (a temporary file, synced and
@@ -265,21 +191,15 @@ func failureFileName(o *outcome) string {
 func saveFailure(dir string, o *outcome) error {
 	name := failureFileName(o)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps).\n", o.plan.Seed, o.plan.Version, o.steps)
+	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps).\n", o.Plan.Seed, o.Plan.Version, o.Steps)
 	fmt.Fprintf(&b, "# To reproduce: %s   (or: simulate replay %s)\n#\n", o.replay, name)
 	for _, l := range strings.SplitAfter(strings.TrimRight(renderOutcome(o), "\n"), "\n") {
 		b.WriteString("# " + l)
 	}
 	b.WriteString("\n\n")
-	b.WriteString(o.plan.Render())
+	b.WriteString(o.Plan.Render())
 	return atomicfile.WriteFile(filepath.Join(dir, name), []byte(b.String()))
 }
-
-// sweepWindow is how many outcomes per worker may wait for the seed-ordered merge. Seeds differ
-// in cost by orders of magnitude (parallelism up to 1024), so a small window lets one slow seed
-// at the head idle the other workers; 64 per worker keeps them busy while memory stays bounded
-// by the window, not the number of seeds.
-const sweepWindow = 64
 
 // sweepMemoryLimit is the soft heap limit a sweep runs under.
 const sweepMemoryLimit = 1 << 30
@@ -301,6 +221,6 @@ func sweepMemoryMode() (restore func()) {
 	}
 }
 
-// sweepRunSeed runs one seed of a sweep. A variable only so that a test can make a seed fail: the
-// model has no failing seed to test the failure path with.
-var sweepRunSeed = runSeed
+// sweepRunSeed runs one seed of a sweep (sweep.Config.RunSeed). A variable only so that a test
+// can make a seed fail: the model has no failing seed to test the failure path with.
+var sweepRunSeed = sim.RunSeed

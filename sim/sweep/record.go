@@ -1,0 +1,83 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim"
+)
+
+// MaxSteps bounds the schedule length of a seed (the CLI's --steps): a plan is held in
+// memory whole.
+const MaxSteps = 100000
+
+// Record is one seed of a sweep: one line of the JSON-lines shard format ('simulate sweep
+// --format json'), and everything a Summary needs about the seed.
+type Record struct {
+	Seed       uint64      `json:"seed"`
+	Flink      string      `json:"flink"`
+	Steps      int         `json:"steps"`
+	Result     string      `json:"result"` // the sim.Verdict's String: "ok", "known" or "fail"
+	Violations []Violation `json:"violations"`
+	Labels     []string    `json:"labels"` // sim.Labels of the plan
+}
+
+// Violation is a violation of a Record (a sim.Violation without its diff).
+type Violation struct {
+	Step      int    `json:"step"`
+	Invariant string `json:"invariant"`
+	Detail    string `json:"detail"`
+	Known     string `json:"known,omitempty"`
+}
+
+// NewRecord is the record of an outcome.
+func NewRecord(o *sim.Outcome) *Record {
+	r := &Record{Seed: o.Plan.Seed, Flink: o.Plan.Version.String(), Steps: o.Steps, Result: o.Verdict().String(),
+		Violations: []Violation{}, Labels: []string{}}
+	for _, v := range o.Violations {
+		r.Violations = append(r.Violations, Violation{Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Known: v.Known})
+	}
+	if o.Stack == "" || len(o.Plan.Steps) > 0 { // no labels when generation panicked
+		r.Labels = append(r.Labels, sim.Labels(o.Plan)...)
+	}
+	return r
+}
+
+// verdict is the record's verdict judged (sim.Judge) from its violations.
+func (r *Record) verdict() sim.Verdict {
+	vs := make([]sim.Violation, len(r.Violations))
+	for i, x := range r.Violations {
+		vs[i] = sim.Violation{Step: x.Step, Invariant: x.Invariant, Detail: x.Detail, Known: x.Known}
+	}
+	return sim.Judge(vs)
+}
+
+// Failed reports whether the seed failed.
+func (r *Record) Failed() bool { return r.Result == sim.VerdictFailed.String() }
+
+// ParseRecord decodes and checks one line of the shard format: known fields only, a Flink
+// version, steps in 1..MaxSteps, and a result that is the verdict of its violations.
+func ParseRecord(line []byte) (*Record, error) {
+	var rec Record
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("not a seed record of 'simulate sweep --format json': %v", err)
+	}
+	if d.More() {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	if _, err := model.ParseFlinkVersion(rec.Flink); err != nil {
+		return nil, fmt.Errorf("seed %d: flink: %v", rec.Seed, err)
+	}
+	if rec.Steps < 1 || rec.Steps > MaxSteps {
+		return nil, fmt.Errorf("seed %d: steps %d is out of range (1..%d)", rec.Seed, rec.Steps, MaxSteps)
+	}
+	if want := rec.verdict().String(); rec.Result != want {
+		return nil, fmt.Errorf("seed %d: result %q does not match its violations (want %q)", rec.Seed, rec.Result, want)
+	}
+	return &rec, nil
+}
