@@ -106,7 +106,7 @@ func runPlan(e *env, args []string) int {
 	}
 	var job []planVertex
 	if *jobPath != "" {
-		b, err := os.ReadFile(*jobPath)
+		b, err := readInput(e, *jobPath, maxJobFileBytes)
 		if err != nil {
 			return e.failf("plan", "--job: %v", err)
 		}
