@@ -82,6 +82,11 @@ type Moved struct {
 // downloaded); every other one is read by a different subtask. If state is spread evenly over
 // key groups, Fraction is the share of state that moves. Both parallelisms must be in
 // 1..32768 and at most M.
+//
+// It takes O(min(from, to)) steps, not O(M): a key group stays exactly when it lies in the
+// range of the same subtask index i before and after, so the count of those that stay is the
+// sum over i < min(from, to) of the overlap of subtask i's two ranges (each from
+// computeKeyGroupRangeForOperatorIndex, which agrees with computeOperatorIndexForKeyGroup).
 func MovedFraction(maxParallelism, from, to int) (Moved, error) {
 	if err := checkPair(maxParallelism, from); err != nil {
 		return Moved{}, err
@@ -89,13 +94,18 @@ func MovedFraction(maxParallelism, from, to int) (Moved, error) {
 	if err := checkPair(maxParallelism, to); err != nil {
 		return Moved{}, err
 	}
-	n := 0
-	for kg := range maxParallelism {
-		if model.ComputeOperatorIndexForKeyGroup(maxParallelism, from, kg) != model.ComputeOperatorIndexForKeyGroup(maxParallelism, to, kg) {
-			n++
+	m := maxParallelism
+	start := func(p, i int) int { return (i*m + p - 1) / p } // ⌈i·M/p⌉, the first key group of subtask i
+	stay, a, b := 0, 0, 0 // a, b: the first key group of subtask i before and after
+	for i := range min(from, to) {
+		a1, b1 := start(from, i+1), start(to, i+1)
+		if lo, hi := max(a, b), min(a1, b1); hi > lo {
+			stay += hi - lo
 		}
+		a, b = a1, b1
 	}
-	return Moved{MaxParallelism: maxParallelism, From: from, To: to, KeyGroupsMoved: n, Fraction: float64(n) / float64(maxParallelism)}, nil
+	n := m - stay
+	return Moved{MaxParallelism: m, From: from, To: to, KeyGroupsMoved: n, Fraction: float64(n) / float64(m)}, nil
 }
 
 // KeyLoad is one distinct key of a sample: its Java hashCode (see model.JavaIntHash and friends)

@@ -173,6 +173,30 @@ func TestMovedFractionAgainstRanges(t *testing.T) {
 	}
 }
 
+// TestMovedFractionPerKeyGroup checks the O(min(from, to)) count against the definition: every
+// key group's subtask before and after (computeOperatorIndexForKeyGroup), one at a time.
+func TestMovedFractionPerKeyGroup(t *testing.T) {
+	for _, m := range []int{1, 2, 3, 7, 64, 127, 128, 720, 32768} {
+		for _, from := range []int{1, 2, 3, 5, 8, 31, 100, 127, 128, 719, 32767} {
+			for _, to := range []int{1, 2, 4, 6, 9, 64, 99, 128, 720, 32768} {
+				if from > m || to > m {
+					continue
+				}
+				n := 0
+				for kg := range m {
+					if model.ComputeOperatorIndexForKeyGroup(m, from, kg) != model.ComputeOperatorIndexForKeyGroup(m, to, kg) {
+						n++
+					}
+				}
+				got, err := MovedFraction(m, from, to)
+				if err != nil || got.KeyGroupsMoved != n {
+					t.Fatalf("MovedFraction(%d, %d, %d) = %d, %v; want %d moved", m, from, to, got.KeyGroupsMoved, err, n)
+				}
+			}
+		}
+	}
+}
+
 func TestMovedFractionGolden(t *testing.T) {
 	for _, c := range []struct{ m, from, to, moved int }{
 		{128, 80, 100, 124},
