@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -65,6 +66,79 @@ func keyGroupSkew(m, p int) Skew {
 		s.MaxOverMean = float64((q+1)*p) / float64(m)
 	}
 	return s
+}
+
+// SkewSummary condenses the skews of one max parallelism (or of Flink's default max parallelism
+// of each parallelism) over several parallelisms: what 'simulate skew' prints per series and
+// what Advise ranks candidates by.
+type SkewSummary struct {
+	// Worst is the point with the highest MaxOverMean (the first of equal ones).
+	Worst Skew
+	// Balanced counts the points with MaxOverMean exactly 1 (the parallelism divides M).
+	Balanced int
+	// MeanMaxOverMean is the average MaxOverMean of the points.
+	MeanMaxOverMean float64
+}
+
+// SummarizeSkew summarizes points, taken in order; it returns the zero SkewSummary for none.
+func SummarizeSkew(points []Skew) SkewSummary {
+	var s SkewSummary
+	if len(points) == 0 {
+		return s
+	}
+	sum := 0.0
+	for i, pt := range points {
+		sum += pt.MaxOverMean
+		if pt.MaxOverMean == 1 {
+			s.Balanced++
+		}
+		if i == 0 || pt.MaxOverMean > s.Worst.MaxOverMean {
+			s.Worst = pt
+		}
+	}
+	s.MeanMaxOverMean = sum / float64(len(points))
+	return s
+}
+
+// KeyGroupSkews returns the skew of every pair (M, p) with p ≤ M, for M in maxParallelisms and p
+// in parallelisms (both ascending, without duplicates; pairs with p > M are skipped, as Flink
+// cannot run them): one series per M with at least one pair, labelled "M=<M>", then, with
+// withDefault, the series "Flink default M" pairing each p with Flink's default max
+// parallelism for p (model.ComputeDefaultMaxParallelism). Values must be in 1..32768.
+func KeyGroupSkews(maxParallelisms []int, withDefault bool, parallelisms []int) ([]SkewSeries, error) {
+	var series []SkewSeries
+	for _, m := range maxParallelisms {
+		s := SkewSeries{Label: "M=" + strconv.Itoa(m), MaxParallelism: m}
+		for _, p := range parallelisms {
+			if p > m {
+				break
+			}
+			sk, err := KeyGroupSkew(m, p)
+			if err != nil {
+				return nil, err
+			}
+			s.Points = append(s.Points, sk)
+		}
+		if len(s.Points) > 0 {
+			series = append(series, s)
+		}
+	}
+	if withDefault {
+		s := SkewSeries{Label: "Flink default M"}
+		for _, p := range parallelisms {
+			m, err := model.ComputeDefaultMaxParallelism(p)
+			if err != nil {
+				return nil, fmt.Errorf("parallelism %d: %w", p, err)
+			}
+			sk, err := KeyGroupSkew(m, p)
+			if err != nil {
+				return nil, err
+			}
+			s.Points = append(s.Points, sk)
+		}
+		series = append(series, s)
+	}
+	return series, nil
 }
 
 // Moved is the share of keyed state that changes subtask when a job with max parallelism M is
@@ -378,6 +452,7 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 	slices.Sort(ms)
 	ms = slices.Compact(ms)
 	var out []Candidate
+	points := make([]Skew, 0, n)
 	for _, m := range ms {
 		if err := model.CheckParallelismPreconditions(m); err != nil {
 			return nil, fmt.Errorf("candidate max parallelism %d is out of bounds (want 1..%d): %w", m, model.UpperBoundMaxParallelism, err)
@@ -389,18 +464,12 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 		if m > 128 {
 			c.RocksDBPrefixBytes = 2
 		}
-		sum := 0.0
+		points = points[:0]
 		for p := 1; p <= n; p++ {
-			s := keyGroupSkew(m, p)
-			sum += s.MaxOverMean
-			if s.MaxOverMean == 1 {
-				c.Balanced++
-			}
-			if p == 1 || s.MaxOverMean > c.Worst.MaxOverMean {
-				c.Worst = s
-			}
+			points = append(points, keyGroupSkew(m, p))
 		}
-		c.MeanMaxOverMean = sum / float64(n)
+		sum := SummarizeSkew(points)
+		c.Worst, c.Balanced, c.MeanMaxOverMean = sum.Worst, sum.Balanced, sum.MeanMaxOverMean
 		if opts.Tolerance > 0 {
 			c.Step = int(math.Ceil((c.Worst.MaxOverMean-1)/opts.Tolerance - 1e-9))
 		}
