@@ -169,8 +169,9 @@ func MovedFraction(maxParallelism, from, to int) (Moved, error) {
 		return Moved{}, err
 	}
 	m := maxParallelism
-	start := func(p, i int) int { return (i*m + p - 1) / p } // ⌈i·M/p⌉, the first key group of subtask i
-	stay, a, b := 0, 0, 0                                    // a, b: the first key group of subtask i before and after
+	// start is ⌈i·M/p⌉, the first key group of subtask i; a and b are subtask i's before and after.
+	start := func(p, i int) int { return (i*m + p - 1) / p }
+	stay, a, b := 0, 0, 0
 	for i := range min(from, to) {
 		a1, b1 := start(from, i+1), start(to, i+1)
 		if lo, hi := max(a, b), min(a1, b1); hi > lo {
