@@ -37,6 +37,24 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 	return f, nil
 }
 
+// openMetadata opens the metadata file that arg names (a _metadata file, or a checkpoint
+// directory holding one, see resolveMetadataPath), or stdin for "-", and returns the path that
+// names it in the output ("-" for stdin).
+func openMetadata(e *env, arg string) (string, io.ReadCloser, error) {
+	if arg == stdinName {
+		return arg, io.NopCloser(e.stdin), nil
+	}
+	path, err := resolveMetadataPath(arg)
+	if err != nil {
+		return "", nil, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	return path, fh, nil
+}
+
 // readInput reads the whole file at path, or stdin for "-", refusing more than limit bytes.
 func readInput(e *env, path string, limit int64) ([]byte, error) {
 	r, err := openInput(e, path)

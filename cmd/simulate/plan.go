@@ -72,7 +72,7 @@ func runPlan(e *env, args []string) int {
 	fset := newFlags("plan", "plan PATH --parallelism P [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--format text|json] [--out FILE.png|.svg]", planHelp)
 	var par optInt
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
-	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above)")
+	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", "1.18", "the Flink version whose restore path runs: 1.18 or 1.10.1")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
 	format := fset.String("format", "text", "output format: text or json")
@@ -104,6 +104,9 @@ func runPlan(e *env, args []string) int {
 			return e.failf("plan", "--out: %v", err)
 		}
 	}
+	if *jobPath == stdinName && pos[0] == stdinName {
+		return e.failf("plan", "--job - and PATH - both read stdin: give one of them as a file")
+	}
 	var job []planVertex
 	if *jobPath != "" {
 		b, err := readInput(e, *jobPath, maxJobFileBytes)
@@ -115,11 +118,7 @@ func runPlan(e *env, args []string) int {
 			return e.failf("plan", "--job %s: %v", *jobPath, err)
 		}
 	}
-	path, err := resolveMetadataPath(pos[0])
-	if err != nil {
-		return e.failf("plan", "%v", err)
-	}
-	fh, err := os.Open(path)
+	path, fh, err := openMetadata(e, pos[0])
 	if err != nil {
 		return e.failf("plan", "%v", err)
 	}
