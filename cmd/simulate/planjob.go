@@ -76,7 +76,7 @@ func parseJobFile(name string, data []byte, defaultParallelism int) ([]planVerte
 			v.Name = fmt.Sprintf("vertex %d", i)
 		}
 		if j, dup := names[v.Name]; dup {
-			return nil, fmt.Errorf("%s.name: %q is also the name of vertices[%d] (names must be unique)", at, v.Name, j)
+			return nil, fmt.Errorf("%s.name: %s is also the name of vertices[%d] (names must be unique)", at, excerpt(v.Name, 40), j)
 		}
 		names[v.Name] = i
 		switch {
@@ -158,11 +158,11 @@ func parseJobFile(name string, data []byte, defaultParallelism int) ([]planVerte
 // parseHexID parses a 32-hex-digit operator ID as Flink prints it.
 func parseHexID(s string) (model.OperatorID, error) {
 	if len(s) != 32 {
-		return model.OperatorID{}, fmt.Errorf("%q is not an operator ID (want 32 hex digits, got %d characters)", s, len(s))
+		return model.OperatorID{}, fmt.Errorf("%s is not an operator ID (want 32 hex digits, got %d characters)", excerpt(s, 40), len(s))
 	}
 	id, err := model.ParseOperatorID(s)
 	if err != nil {
-		return model.OperatorID{}, fmt.Errorf("%q is not an operator ID (want 32 hex digits)", s)
+		return model.OperatorID{}, fmt.Errorf("%s is not an operator ID (want 32 hex digits)", excerpt(s, 40))
 	}
 	return id, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,7 @@ func TestJobFileErrorsSpeakOfTheFile(t *testing.T) {
 		{"j.json", `{"vertices": [{"parallelism": 2, "operators": [{"uid": "a", "uuid": "b"}]}]}`, `line 1: vertices[0].operators[0]: unknown field "uuid" (did you mean uid?`},
 		{"j.yaml", "vertex: []\n", `line 1: the job file: unknown field "vertex" (the field is vertices)`},
 		{"j.json", `{"vertices": [{"parallelism": 2, "operators": [{"uid": "a"}], "` + strings.Repeat("x", 3000) + `": 1}]}`, `unknown field "xxxxxxxx`},
+		{"j.yaml", "vertices:\n  - {parallelism: 2, operators: [{id: " + strings.Repeat("f", 2000) + "}]}\n", `vertices[0].operators[0].id: "ffffffffffffffffffffffffffffffffffffffff"… (2000 bytes) is not an operator ID (want 32 hex digits, got 2000 characters)`},
 		{"j.yaml", "- a\n", "line 1: the job file: want a mapping of fields, got a list"},
 		{"j.json", `{"vertices": {"a": 1}}`, "line 1: vertices: want a list, got a mapping"},
 		{"j.yaml", "vertices:\n  - [1, 2]\n", "line 2: vertices[0]: want a mapping of fields, got a list"},
@@ -173,4 +175,70 @@ func TestPlanJobFileBadNumbersCLI(t *testing.T) {
 	}
 	code, out, errs = runCLI(t, "", "plan", md, "--job", "-")
 	wantUsageError(t, "--job -: the job file is empty", code, out, errs)
+}
+
+// quoted matches a quoted excerpt of the input in an error, which may say anything.
+var quoted = regexp.MustCompile(`"(\\.|[^"\\])*"`)
+
+// fuzzJobSeeds are the seed corpus of the job-file fuzz targets: valid jobs and the bad cases
+// above, in both formats.
+var fuzzJobSeeds = []string{
+	"vertices:\n  - name: source\n    parallelism: 2\n    max_parallelism: 128\n    operators:\n      - uid: kafka-source-operator-uid\n      - id: 0123456789abcdef0123456789abcdef\n        uid_hash: cb16aa5adb311e8ac72482def19accbe\n",
+	`{"vertices": [{"name": "source", "parallelism": 2, "operators": [{"uid": "a"}, {"id": "0123456789abcdef0123456789abcdef"}]}]}`,
+	"vertices:\n  - {parallelism: 2.9, operators: [{uid: a}]}\n",
+	`{"vertices": [{"parallelism": 2, "max_parallelism": 127.9, "operators": [{"uid": "a"}]}]}`,
+	"vertices:\n  - {paralelism: 2, operators: [{uid: a}]}\n",
+	`{"vertices": [{"parallelism": "2", "operators": [{"uid": 5, "uuid": null}]}]}`,
+	"a: &a [*a]\n",
+	"vertices: [\n",
+	"vertices:\n  - {? [a]: 1}\n",
+	"--- !!map\nvertices: !!seq [ !custom {parallelism: 0x10, operators: [{uid: !!binary aGk=}]}]\n",
+	"\xff\xfe\x00",
+	"{\"vertices\": [\n\n x",
+	"vertices:\n  - <<: {parallelism: 2}\n    operators: [{uid: a}]\n",
+}
+
+// checkFuzzError: an error is one line, not too long, and speaks of the file, not of Go.
+func checkFuzzError(t *testing.T, err error) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if strings.ContainsAny(msg, "\n\r") || len(msg) > 800 {
+		t.Fatalf("error is not one short line: %q", msg)
+	}
+	bare := quoted.ReplaceAllString(msg, `""`)
+	for _, w := range []string{"Go struct", "Go value", "main.", "planJob", "unmarshal", "reflect"} {
+		if strings.Contains(bare, w) {
+			t.Fatalf("error %q speaks of Go (%q)", msg, w)
+		}
+	}
+}
+
+// FuzzJobFileYAML: the YAML job-file decoder never panics and its errors are one line.
+//
+//	go test -fuzz FuzzJobFileYAML -fuzztime 60s ./cmd/simulate
+func FuzzJobFileYAML(f *testing.F) {
+	for _, s := range fuzzJobSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := parseJobFile("job.yaml", data, 0)
+		checkFuzzError(t, err)
+		_, err = parseJobFile("job.yaml", data, 3)
+		checkFuzzError(t, err)
+	})
+}
+
+// FuzzJobFileJSON: the JSON job-file decoder never panics and its errors are one line.
+//
+//	go test -fuzz FuzzJobFileJSON -fuzztime 60s ./cmd/simulate
+func FuzzJobFileJSON(f *testing.F) {
+	for _, s := range fuzzJobSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := parseJobFile("job.json", data, 2)
+		checkFuzzError(t, err)
+	})
 }
