@@ -26,7 +26,8 @@ one row per (M, Q), M ascending then Q ascending, fraction with 6 decimals.
 default max parallelism for P (the M a job started at P without an explicit max parallelism
 keeps on restore). Rescales with P or Q above M are skipped (Flink refuses them); if none is
 left it is an error, and so are more than 2097152 rescales or more than 33554432 subtask
-ranges compared (the sum of min(P, Q)) in one run. Rows are printed as they are computed.
+ranges compared (the sum of min(P, Q)) in one run; with --out at most 65536 rescales and 256
+max parallelisms. Without --out, rows are printed as they are computed.
 --out draws one bar per M (a single Q) or one line per M against Q.`
 
 func runMoved(e *env, args []string) int {
@@ -86,6 +87,14 @@ func runMoved(e *env, args []string) int {
 	if work > maxMovedWork {
 		return e.failf("moved", "%d rescales from %d compare %d subtask ranges, too many (at most %d): lower --from or narrow --to or --max-parallelism", rows, from.v, work, maxMovedWork)
 	}
+	if *cf.out != "" {
+		if rows > maxMovedChartRows {
+			return e.failf("moved", "%d rescales is too many to draw (at most %d with --out): narrow --max-parallelism or --to, or leave out --out", rows, maxMovedChartRows)
+		}
+		if n := countSeries(ms, from.v, qs); n > maxMovedChartSeries {
+			return e.failf("moved", "%d max parallelisms is too many to draw (at most %d with --out): narrow --max-parallelism, or leave out --out", n, maxMovedChartSeries)
+		}
+	}
 	each := func(yield func(plots.Moved)) {
 		for _, m := range ms {
 			for _, q := range qs {
@@ -138,6 +147,24 @@ const maxMovedRows = maxSkewPairs
 // maxMovedWork bounds the subtask ranges one run compares (plots.MovedFraction takes
 // min(from, to) steps per rescale), so that any run under the caps ends within about a second.
 const maxMovedWork = 1 << 25
+
+// maxMovedChartRows and maxMovedChartSeries bound what --out draws: every row is kept in
+// memory for the chart, and more lines or bars would not be readable anyway.
+const (
+	maxMovedChartRows   = 1 << 16
+	maxMovedChartSeries = 256
+)
+
+// countSeries returns how many max parallelisms have at least one rescale.
+func countSeries(ms []int, from int, qs []int) int {
+	n := 0
+	for _, m := range ms {
+		if from <= m && qs[0] <= m {
+			n++
+		}
+	}
+	return n
+}
 
 // countRescales returns, without computing any, how many rescales (M, Q) with from, Q <= M the
 // lists give and the steps they take: the sum of min(from, Q). ms and qs ascend.

@@ -96,6 +96,7 @@ func TestMovedBadInput(t *testing.T) {
 // TestMovedCapsItsWork: ranges that would take hours are refused at once (issue 16), by the
 // number of rescales (as skew caps its pairs) and by the subtask ranges they compare.
 func TestMovedCapsItsWork(t *testing.T) {
+	dir := t.TempDir()
 	for _, c := range []struct {
 		want string
 		args []string
@@ -103,6 +104,9 @@ func TestMovedCapsItsWork(t *testing.T) {
 		{"536887290 rescales (max parallelism, target parallelism pairs) is too many (at most 2097152)", []string{"--from", "4", "--to", "1..32768", "--max-parallelism", "1..32768"}},
 		{"8001994 rescales", []string{"--from", "4", "--to", "1..4000", "--max-parallelism", "1..4000"}},
 		{"compare 134225920 subtask ranges, too many (at most 33554432)", []string{"--from", "16384", "--to", "1..16384", "--max-parallelism", "32768"}},
+		{"2097152 rescales is too many to draw (at most 65536 with --out)", []string{"--from", "1", "--to", "1..2048", "--max-parallelism", "2048..3071", "--out", filepath.Join(dir, "a.png")}},
+		{"257 max parallelisms is too many to draw (at most 256 with --out)", []string{"--from", "1", "--to", "4", "--max-parallelism", "4..260", "--out", filepath.Join(dir, "a.svg")}},
+		{"536887290 rescales", []string{"--from", "4", "--to", "1..32768", "--max-parallelism", "1..32768", "--out", filepath.Join(dir, "a.svg")}},
 	} {
 		start := time.Now()
 		code, out, errs := runCLI(t, "", append([]string{"moved"}, c.args...)...)
@@ -110,6 +114,9 @@ func TestMovedCapsItsWork(t *testing.T) {
 			t.Errorf("%q took %v", c.args, d)
 		}
 		wantUsageError(t, c.want, code, out, errs)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("refused runs left files: %q", names)
 	}
 	// Just under the caps it runs.
 	var lines lineCounter
