@@ -90,8 +90,8 @@ func runKeygroup(e *env, args []string) int {
 that Flink routes it to, as CSV: key,hash,key_group,subtask (one row per key, in input order).
 Keys come from the arguments or, when there are none, from stdin, one per line (split on \n
 only; lines are taken verbatim, nothing is trimmed; no keys at all is an error unless
---allow-empty). M defaults to Flink's default max
-parallelism for P. Negative numbers are keys, not flags; "--" ends the flags.`)
+--allow-empty). M defaults to Flink's default max parallelism for P. Negative numbers are
+keys, not flags; "--" ends the flags.`)
 	var p, m optInt
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")

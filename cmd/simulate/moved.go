@@ -116,6 +116,11 @@ func runMoved(e *env, args []string) int {
 		if err := cf.write(func() (*plots.Chart, error) { return plots.MovedChart(all) }); err != nil {
 			return e.failf("moved", "%v", err)
 		}
+		each = func(yield func(plots.Moved)) {
+			for _, r := range all {
+				yield(r)
+			}
+		}
 	}
 	// Every row is valid now: stream them, in memory bounded by the buffer whatever the range.
 	w := bufio.NewWriterSize(e.stdout, 64<<10)

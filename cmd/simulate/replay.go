@@ -22,11 +22,11 @@ var runHeader = regexp.MustCompile(`(?m)^seed ([0-9]+) flink (\S+)[ \t]*\r?$`)
 
 func runReplay(e *env, args []string) int {
 	fs := newFlags("replay", "replay [--format text|json] FILE",
-		`Parses FILE ("-": stdin) as a scenario (the syntax 'simulate run' prints: "seed N", "flink V", a "job"
-line and one line per step; '#' comments and everything after " -> " are ignored, so a saved
-'simulate run' output, a sweep's saved failure or a hand-written plan all work), runs it and
-prints the same output as 'simulate run', with the same exit codes: 0 every invariant held
-(known-issue findings allowed), 1 a violation, 2 a missing or malformed file.`)
+		`Parses FILE ("-": stdin) as a scenario (the syntax 'simulate run' prints: "seed N", "flink
+V", a "job" line and one line per step; '#' comments and everything after " -> " are ignored,
+so a saved 'simulate run' output, a sweep's saved failure or a hand-written plan all work),
+runs it and prints the same output as 'simulate run', with the same exit codes: 0 every
+invariant held (known-issue findings allowed), 1 a violation, 2 a missing or malformed file.`)
 	format := fs.String("format", "text", "output format: text or json")
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
