@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 // names it in the output ("-" for stdin).
 func openMetadata(e *env, arg string) (string, io.ReadCloser, error) {
 	if arg == stdinName {
-		return arg, io.NopCloser(e.stdin), nil
+		return arg, &headReader{r: e.stdin}, nil
 	}
 	path, err := resolveMetadataPath(arg)
 	if err != nil {
@@ -53,6 +54,33 @@ func openMetadata(e *env, arg string) (string, io.ReadCloser, error) {
 		return "", nil, err
 	}
 	return path, fh, nil
+}
+
+// headReader reads stdin for openMetadata and keeps its first 8 bytes (magic number and format
+// version), which a refused file's plan reports.
+type headReader struct {
+	r    io.Reader
+	head []byte
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if k := min(n, 8-len(h.head)); k > 0 {
+		h.head = append(h.head, p[:k]...)
+	}
+	return n, err
+}
+
+func (h *headReader) Close() error { return nil }
+
+// stdinFormatVersion is the format version of metadata read from stdin by openMetadata (ok
+// false for a file, which can be read again).
+func stdinFormatVersion(r io.Reader) (int32, bool) {
+	h, ok := r.(*headReader)
+	if !ok || len(h.head) < 8 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(h.head[4:8])), true
 }
 
 // readInput reads the whole file at path, or stdin for "-", refusing more than limit bytes.

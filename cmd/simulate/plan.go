@@ -130,6 +130,9 @@ func runPlan(e *env, args []string) int {
 		// A savepoint no Flink this tool models reads (format version 1 is Flink 1.2's, which
 		// Flink 1.4 and later refuse): a refusal, not bad input. There is nothing to plan.
 		pl = unreadablePlan(path, version, par, job != nil, err)
+		if v, ok := stdinFormatVersion(fh); ok {
+			pl.FormatVersion = v // stdin cannot be read again
+		}
 	case err != nil:
 		return e.failf("plan", "%s: %v", path, err)
 	default:

@@ -18,6 +18,12 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v1 := filepath.Join(dir, "v1.metadata") // format version 1: refused, but still planned
+	v1Bytes := append([]byte(nil), mdBytes...)
+	copy(v1Bytes[4:8], []byte{0, 0, 0, 1})
+	if err := os.WriteFile(v1, v1Bytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	job := filepath.Join(dir, "job.yaml")
 	jobText := "vertices:\n  - {parallelism: 3, operators: [{uid: my-uid}]}\n"
 	keys := filepath.Join(dir, "keys.txt")
@@ -39,6 +45,7 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 		{"inspect", string(mdBytes), []string{"inspect", md, "--format", "json"}, []string{"inspect", "-", "--format", "json"}, true},
 		{"inspect text", string(mdBytes), []string{"inspect", md}, []string{"inspect", "-"}, false},
 		{"plan", string(mdBytes), []string{"plan", md, "--parallelism", "3", "--format", "json"}, []string{"plan", "-", "--parallelism", "3", "--format", "json"}, false},
+		{"plan version 1", string(v1Bytes), []string{"plan", v1, "--parallelism", "3", "--format", "json"}, []string{"plan", "-", "--parallelism", "3", "--format", "json"}, false},
 		{"plan --job", jobText, []string{"plan", md, "--job", job}, []string{"plan", md, "--job", "-"}, true},
 		{"replay", scenario, []string{"replay", scen}, []string{"replay", "-"}, true},
 		{"skew --keys", "a\nb\nb\nc\n", []string{"skew", "--keys", keys, "--key-type", "string", "--parallelism", "2", "--csv"}, []string{"skew", "--keys", "-", "--key-type", "string", "--parallelism", "2", "--csv"}, true},
@@ -56,7 +63,7 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 			fcode, fout, _ := runCLI(t, "", c.file...)
 			if !c.sameText {
 				// The output names its input: the file's path, or "-" for stdin.
-				fout = strings.ReplaceAll(fout, md, "-")
+				fout = strings.ReplaceAll(strings.ReplaceAll(fout, md, "-"), v1, "-")
 			}
 			if fcode != code {
 				t.Errorf("exit %d for the file, %d for stdin", fcode, code)
