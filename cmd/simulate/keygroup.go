@@ -109,6 +109,9 @@ keys, not flags; "--" ends the flags.`)
 	if err != nil {
 		return e.failf("keygroup", "%v", err)
 	}
+	if len(keys) > 0 && *allowEmpty {
+		return e.failf("keygroup", "--allow-empty applies to keys read from stdin, not to KEY arguments")
+	}
 	if len(keys) == 0 {
 		if keys, err = readLines(e.stdin); err != nil {
 			return e.failf("keygroup", "reading keys from stdin: %v", err)

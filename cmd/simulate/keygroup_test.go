@@ -103,6 +103,7 @@ func TestBadInput(t *testing.T) {
 		{"huge key", strings.Repeat("9", 3800) + "\n", `key 1: key "9999999999999999999999999999999999999999"… (3800 bytes) is not an int`, []string{"keygroup", "--parallelism", "3", "--key-type", "int"}},
 		{"huge long key", "", `… (3800 bytes) is not a long`, []string{"keygroup", "--parallelism", "3", "--key-type", "long", strings.Repeat("x", 3800)}},
 		{"binary key", "", `key "\x00\xff" is not an int`, []string{"keygroup", "--parallelism", "3", "--key-type", "int", "\x00\xff"}},
+		{"allow-empty with keys", "", "--allow-empty applies to keys read from stdin", []string{"keygroup", "--parallelism", "3", "--key-type", "int", "--allow-empty", "1"}},
 		{"unknown key type", "", "unknown key type", []string{"keygroup", "--parallelism", "3", "--key-type", "double", "1"}},
 		{"missing key type", "", "--key-type is required", []string{"keygroup", "--parallelism", "3", "1"}},
 		{"unknown command", "", "unknown command", []string{"bogus"}},
