@@ -126,6 +126,9 @@ func (c *Chart) WriteFile(path string, opts EncodeOptions) error {
 type SkewSeries struct {
 	Label  string // e.g. "M=128" or "default M"
 	Points []Skew
+	// MaxParallelism is the M of every point, or 0 when it varies (Flink's default M of each
+	// parallelism).
+	MaxParallelism int
 }
 
 func newPlot(title, x, y string) *plot.Plot {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -67,6 +68,79 @@ func keyGroupSkew(m, p int) Skew {
 	return s
 }
 
+// SkewSummary condenses the skews of one max parallelism (or of Flink's default max parallelism
+// of each parallelism) over several parallelisms: what 'simulate skew' prints per series and
+// what Advise ranks candidates by.
+type SkewSummary struct {
+	// Worst is the point with the highest MaxOverMean (the first of equal ones).
+	Worst Skew
+	// Balanced counts the points with MaxOverMean exactly 1 (the parallelism divides M).
+	Balanced int
+	// MeanMaxOverMean is the average MaxOverMean of the points.
+	MeanMaxOverMean float64
+}
+
+// SummarizeSkew summarizes points, taken in order; it returns the zero SkewSummary for none.
+func SummarizeSkew(points []Skew) SkewSummary {
+	var s SkewSummary
+	if len(points) == 0 {
+		return s
+	}
+	sum := 0.0
+	for i, pt := range points {
+		sum += pt.MaxOverMean
+		if pt.MaxOverMean == 1 {
+			s.Balanced++
+		}
+		if i == 0 || pt.MaxOverMean > s.Worst.MaxOverMean {
+			s.Worst = pt
+		}
+	}
+	s.MeanMaxOverMean = sum / float64(len(points))
+	return s
+}
+
+// KeyGroupSkews returns the skew of every pair (M, p) with p ≤ M, for M in maxParallelisms and p
+// in parallelisms (both ascending, without duplicates; pairs with p > M are skipped, as Flink
+// cannot run them): one series per M with at least one pair, labelled "M=<M>", then, with
+// withDefault, the series "Flink default M" pairing each p with Flink's default max
+// parallelism for p (model.ComputeDefaultMaxParallelism). Values must be in 1..32768.
+func KeyGroupSkews(maxParallelisms []int, withDefault bool, parallelisms []int) ([]SkewSeries, error) {
+	var series []SkewSeries
+	for _, m := range maxParallelisms {
+		s := SkewSeries{Label: "M=" + strconv.Itoa(m), MaxParallelism: m}
+		for _, p := range parallelisms {
+			if p > m {
+				break
+			}
+			sk, err := KeyGroupSkew(m, p)
+			if err != nil {
+				return nil, err
+			}
+			s.Points = append(s.Points, sk)
+		}
+		if len(s.Points) > 0 {
+			series = append(series, s)
+		}
+	}
+	if withDefault {
+		s := SkewSeries{Label: "Flink default M"}
+		for _, p := range parallelisms {
+			m, err := model.ComputeDefaultMaxParallelism(p)
+			if err != nil {
+				return nil, fmt.Errorf("parallelism %d: %w", p, err)
+			}
+			sk, err := KeyGroupSkew(m, p)
+			if err != nil {
+				return nil, err
+			}
+			s.Points = append(s.Points, sk)
+		}
+		series = append(series, s)
+	}
+	return series, nil
+}
+
 // Moved is the share of keyed state that changes subtask when a job with max parallelism M is
 // rescaled from one parallelism to another, counted in key groups (the unit Flink moves).
 type Moved struct {
@@ -82,6 +156,11 @@ type Moved struct {
 // downloaded); every other one is read by a different subtask. If state is spread evenly over
 // key groups, Fraction is the share of state that moves. Both parallelisms must be in
 // 1..32768 and at most M.
+//
+// It takes O(min(from, to)) steps, not O(M): a key group stays exactly when it lies in the
+// range of the same subtask index i before and after, so the count of those that stay is the
+// sum over i < min(from, to) of the overlap of subtask i's two ranges (each from
+// computeKeyGroupRangeForOperatorIndex, which agrees with computeOperatorIndexForKeyGroup).
 func MovedFraction(maxParallelism, from, to int) (Moved, error) {
 	if err := checkPair(maxParallelism, from); err != nil {
 		return Moved{}, err
@@ -89,13 +168,19 @@ func MovedFraction(maxParallelism, from, to int) (Moved, error) {
 	if err := checkPair(maxParallelism, to); err != nil {
 		return Moved{}, err
 	}
-	n := 0
-	for kg := range maxParallelism {
-		if model.ComputeOperatorIndexForKeyGroup(maxParallelism, from, kg) != model.ComputeOperatorIndexForKeyGroup(maxParallelism, to, kg) {
-			n++
+	m := maxParallelism
+	// start is ⌈i·M/p⌉, the first key group of subtask i; a and b are subtask i's before and after.
+	start := func(p, i int) int { return (i*m + p - 1) / p }
+	stay, a, b := 0, 0, 0
+	for i := range min(from, to) {
+		a1, b1 := start(from, i+1), start(to, i+1)
+		if lo, hi := max(a, b), min(a1, b1); hi > lo {
+			stay += hi - lo
 		}
+		a, b = a1, b1
 	}
-	return Moved{MaxParallelism: maxParallelism, From: from, To: to, KeyGroupsMoved: n, Fraction: float64(n) / float64(maxParallelism)}, nil
+	n := m - stay
+	return Moved{MaxParallelism: m, From: from, To: to, KeyGroupsMoved: n, Fraction: float64(n) / float64(m)}, nil
 }
 
 // KeyLoad is one distinct key of a sample: its Java hashCode (see model.JavaIntHash and friends)
@@ -368,6 +453,7 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 	slices.Sort(ms)
 	ms = slices.Compact(ms)
 	var out []Candidate
+	points := make([]Skew, 0, n)
 	for _, m := range ms {
 		if err := model.CheckParallelismPreconditions(m); err != nil {
 			return nil, fmt.Errorf("candidate max parallelism %d is out of bounds (want 1..%d): %w", m, model.UpperBoundMaxParallelism, err)
@@ -379,18 +465,12 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 		if m > 128 {
 			c.RocksDBPrefixBytes = 2
 		}
-		sum := 0.0
+		points = points[:0]
 		for p := 1; p <= n; p++ {
-			s := keyGroupSkew(m, p)
-			sum += s.MaxOverMean
-			if s.MaxOverMean == 1 {
-				c.Balanced++
-			}
-			if p == 1 || s.MaxOverMean > c.Worst.MaxOverMean {
-				c.Worst = s
-			}
+			points = append(points, keyGroupSkew(m, p))
 		}
-		c.MeanMaxOverMean = sum / float64(n)
+		sum := SummarizeSkew(points)
+		c.Worst, c.Balanced, c.MeanMaxOverMean = sum.Worst, sum.Balanced, sum.MeanMaxOverMean
 		if opts.Tolerance > 0 {
 			c.Step = int(math.Ceil((c.Worst.MaxOverMean-1)/opts.Tolerance - 1e-9))
 		}

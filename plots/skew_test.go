@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -167,6 +168,30 @@ func TestMovedFractionAgainstRanges(t *testing.T) {
 				want := Moved{MaxParallelism: m, From: from, To: to, KeyGroupsMoved: m - stay, Fraction: float64(m-stay) / float64(m)}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("MovedFraction(%d, %d, %d) (-want +got):\n%s", m, from, to, diff)
+				}
+			}
+		}
+	}
+}
+
+// TestMovedFractionPerKeyGroup checks the O(min(from, to)) count against the definition: every
+// key group's subtask before and after (computeOperatorIndexForKeyGroup), one at a time.
+func TestMovedFractionPerKeyGroup(t *testing.T) {
+	for _, m := range []int{1, 2, 3, 7, 64, 127, 128, 720, 32768} {
+		for _, from := range []int{1, 2, 3, 5, 8, 31, 100, 127, 128, 719, 32767} {
+			for _, to := range []int{1, 2, 4, 6, 9, 64, 99, 128, 720, 32768} {
+				if from > m || to > m {
+					continue
+				}
+				n := 0
+				for kg := range m {
+					if model.ComputeOperatorIndexForKeyGroup(m, from, kg) != model.ComputeOperatorIndexForKeyGroup(m, to, kg) {
+						n++
+					}
+				}
+				got, err := MovedFraction(m, from, to)
+				if err != nil || got.KeyGroupsMoved != n {
+					t.Fatalf("MovedFraction(%d, %d, %d) = %d, %v; want %d moved", m, from, to, got.KeyGroupsMoved, err, n)
 				}
 			}
 		}
@@ -421,5 +446,45 @@ func TestDefaultCandidates(t *testing.T) {
 	DefaultCandidates()[0] = 7
 	if DefaultCandidates()[0] != 128 {
 		t.Error("DefaultCandidates shares its slice")
+	}
+}
+
+// TestSkewSummaryAgreesWithAdvise: the summary 'simulate skew' prints per M is the one Advise
+// ranks by, computed once in SummarizeSkew.
+func TestSkewSummaryAgreesWithAdvise(t *testing.T) {
+	const n = 100
+	ps := make([]int, n)
+	for i := range ps {
+		ps[i] = i + 1
+	}
+	ms := []int{100, 128, 360, 720}
+	series, err := KeyGroupSkews(ms, true, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) != len(ms)+1 || series[len(ms)].MaxParallelism != 0 || series[len(ms)].Label != "Flink default M" {
+		t.Fatalf("series: %d, last %q M=%d", len(series), series[len(series)-1].Label, series[len(series)-1].MaxParallelism)
+	}
+	cands, err := Advise(AdviseOptions{MaxExpectedParallelism: n, Candidates: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		i := slices.Index(ms, c.MaxParallelism)
+		s := series[i]
+		if s.MaxParallelism != c.MaxParallelism || s.Label != fmt.Sprintf("M=%d", c.MaxParallelism) {
+			t.Fatalf("series %d is %q (M=%d)", i, s.Label, s.MaxParallelism)
+		}
+		got := SummarizeSkew(s.Points)
+		want := SkewSummary{Worst: c.Worst, Balanced: c.Balanced, MeanMaxOverMean: c.MeanMaxOverMean}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("M=%d (-advise +summary):\n%s", c.MaxParallelism, diff)
+		}
+	}
+	if (SummarizeSkew(nil) != SkewSummary{}) {
+		t.Error("the summary of no points is not zero")
+	}
+	if _, err := KeyGroupSkews([]int{8}, false, []int{0}); err == nil {
+		t.Error("parallelism 0 accepted")
 	}
 }

@@ -105,11 +105,10 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// failf prints one line "simulate <cmd>: <message>" on stderr and returns exitUsage.
+// failf prints one line "simulate <cmd>: <message>" on stderr (made safe by oneLine) and returns
+// exitUsage.
 func (e *env) failf(cmd, format string, args ...any) int {
-	msg := fmt.Sprintf(format, args...)
-	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "; ")
-	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, msg)
+	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, oneLine(fmt.Sprintf(format, args...)))
 	return exitUsage
 }
 

@@ -34,7 +34,7 @@ naming the byte offset and the field; format version 1 (Flink 1.2) is refused.`)
 	if len(pos) != 1 {
 		return e.failf("inspect", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))
 	}
-	sp, err := openSavepoint(pos[0])
+	sp, err := openSavepoint(e, pos[0])
 	if err != nil {
 		return e.failf("inspect", "%v", err)
 	}

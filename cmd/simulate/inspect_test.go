@@ -13,21 +13,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/internal/realmeta"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
 )
 
-// realMetadataDir holds the real Flink files, beside the module root.
-const realMetadataDir = "../../../shared/flink-metadata"
-
+// realMetadata is the folder of the real Flink files (see internal/realmeta): the test is
+// skipped, or fails under CI, when they are absent.
 func realMetadata(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(realMetadataDir, "real")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real Flink metadata files not found at %s (%v); skipping", dir, err)
-	}
-	return dir
+	return realmeta.Sub(t, "real")
 }
 
 // writeSynthetic writes a small version-4 metadata file built from the model into dir/name.
@@ -193,9 +189,9 @@ func TestInspectRealFiles(t *testing.T) {
 // reader produced.
 func TestInspectAgreesWithIndex(t *testing.T) {
 	dir := realMetadata(t)
-	index, err := os.ReadFile(filepath.Join(realMetadataDir, "INDEX.md"))
+	index, err := os.ReadFile(filepath.Join(realmeta.Dir(t), "INDEX.md"))
 	if err != nil {
-		t.Skipf("INDEX.md not found: %v", err)
+		t.Fatal(err)
 	}
 	row := regexp.MustCompile("^\\| `([^`]+)` \\| (\\d+) \\| (\\d+) \\| [^|]* \\| ([^|]*) \\|")
 	n := 0

@@ -28,7 +28,7 @@ func parseKeyType(t string) (keyHasher, error) {
 		return func(k string) (int32, error) {
 			v, err := strconv.ParseInt(k, 10, 32)
 			if err != nil {
-				return 0, fmt.Errorf("key %q is not an int (a 32-bit integer)", k)
+				return 0, fmt.Errorf("key %s is not an int (a 32-bit integer)", excerpt(k, 40))
 			}
 			return model.JavaIntHash(int32(v)), nil
 		}, nil
@@ -36,7 +36,7 @@ func parseKeyType(t string) (keyHasher, error) {
 		return func(k string) (int32, error) {
 			v, err := strconv.ParseInt(k, 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("key %q is not a long (a 64-bit integer)", k)
+				return 0, fmt.Errorf("key %s is not a long (a 64-bit integer)", excerpt(k, 40))
 			}
 			return model.JavaLongHash(v), nil
 		}, nil
@@ -85,16 +85,18 @@ func readLines(r io.Reader) ([]string, error) {
 }
 
 func runKeygroup(e *env, args []string) int {
-	fs := newFlags("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [KEY ...]",
+	fs := newFlags("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [--allow-empty] [KEY ...]",
 		`Prints, for every key, its Java hashCode, its key group (murmurHash(hash) % M) and the subtask
 that Flink routes it to, as CSV: key,hash,key_group,subtask (one row per key, in input order).
 Keys come from the arguments or, when there are none, from stdin, one per line (split on \n
-only; lines are taken verbatim, nothing is trimmed). M defaults to Flink's default max
-parallelism for P. Negative numbers are keys, not flags; "--" ends the flags.`)
+only; lines are taken verbatim, nothing is trimmed; no keys at all is an error unless
+--allow-empty). M defaults to Flink's default max parallelism for P. Negative numbers are
+keys, not flags; "--" ends the flags.`)
 	var p, m optInt
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
 	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
+	allowEmpty := fs.Bool("allow-empty", false, "with no keys on stdin print just the header (else: an error)")
 	keys, done, code := e.parseFlags(fs, args)
 	if done {
 		return code
@@ -107,9 +109,15 @@ parallelism for P. Negative numbers are keys, not flags; "--" ends the flags.`)
 	if err != nil {
 		return e.failf("keygroup", "%v", err)
 	}
+	if len(keys) > 0 && *allowEmpty {
+		return e.failf("keygroup", "--allow-empty applies to keys read from stdin, not to KEY arguments")
+	}
 	if len(keys) == 0 {
 		if keys, err = readLines(e.stdin); err != nil {
 			return e.failf("keygroup", "reading keys from stdin: %v", err)
+		}
+		if len(keys) == 0 && !*allowEmpty {
+			return e.failf("keygroup", "no keys: give them as arguments or one per line on stdin (--allow-empty prints just the header)")
 		}
 	}
 	var out bytes.Buffer // nothing reaches stdout unless every key is valid

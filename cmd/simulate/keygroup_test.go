@@ -99,6 +99,11 @@ func TestBadInput(t *testing.T) {
 		{"long key not a number", "", "is not a long", []string{"keygroup", "--parallelism", "3", "--key-type", "long", "1.5"}},
 		{"int key from stdin with CR", "1\r\n", "is not an int", []string{"keygroup", "--parallelism", "3", "--key-type", "int"}},
 		{"empty line as int", "1\n\n2\n", `key 2: key "" is not an int`, []string{"keygroup", "--parallelism", "3", "--key-type", "int"}},
+		{"no keys on stdin", "", "no keys: give them as arguments or one per line on stdin (--allow-empty prints just the header)", []string{"keygroup", "--parallelism", "3", "--key-type", "int"}},
+		{"huge key", strings.Repeat("9", 3800) + "\n", `key 1: key "9999999999999999999999999999999999999999"… (3800 bytes) is not an int`, []string{"keygroup", "--parallelism", "3", "--key-type", "int"}},
+		{"huge long key", "", `… (3800 bytes) is not a long`, []string{"keygroup", "--parallelism", "3", "--key-type", "long", strings.Repeat("x", 3800)}},
+		{"binary key", "", `key "\x00\xff" is not an int`, []string{"keygroup", "--parallelism", "3", "--key-type", "int", "\x00\xff"}},
+		{"allow-empty with keys", "", "--allow-empty applies to keys read from stdin", []string{"keygroup", "--parallelism", "3", "--key-type", "int", "--allow-empty", "1"}},
 		{"unknown key type", "", "unknown key type", []string{"keygroup", "--parallelism", "3", "--key-type", "double", "1"}},
 		{"missing key type", "", "--key-type is required", []string{"keygroup", "--parallelism", "3", "1"}},
 		{"unknown command", "", "unknown command", []string{"bogus"}},
@@ -108,6 +113,14 @@ func TestBadInput(t *testing.T) {
 			code, out, errs := runCLI(t, c.stdin, c.args...)
 			wantUsageError(t, c.want, code, out, errs)
 		})
+	}
+}
+
+// TestKeygroupAllowEmpty: with --allow-empty, no keys on stdin prints just the header.
+func TestKeygroupAllowEmpty(t *testing.T) {
+	code, out, errs := runCLI(t, "", "keygroup", "--parallelism", "3", "--key-type", "int", "--allow-empty")
+	if code != 0 || out != "key,hash,key_group,subtask\n" || errs != "" {
+		t.Errorf("got (%d, %q, %q)", code, out, errs)
 	}
 }
 

@@ -1,8 +1,10 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
+	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/restoresim/restoresim/model"
@@ -23,7 +25,10 @@ one row per (M, Q), M ascending then Q ascending, fraction with 6 decimals.
 --to takes a list (e.g. 2..16 or 3,4,6); --max-parallelism a list, where default is Flink's
 default max parallelism for P (the M a job started at P without an explicit max parallelism
 keeps on restore). Rescales with P or Q above M are skipped (Flink refuses them); if none is
-left it is an error. --out draws one bar per M (a single Q) or one line per M against Q.`
+left it is an error, and so are more than 2097152 rescales or more than 33554432 subtask
+ranges compared (the sum of min(P, Q)) in one run; with --out at most 65536 rescales and 256
+max parallelisms. Without --out, rows are printed as they are computed.
+--out draws one bar per M (a single Q) or one line per M against Q.`
 
 func runMoved(e *env, args []string) int {
 	fs := newFlags("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
@@ -72,30 +77,114 @@ func runMoved(e *env, args []string) int {
 			slices.Sort(ms)
 		}
 	}
-	var rows []plots.Moved
-	for _, m := range ms {
-		for _, q := range qs {
-			if from.v > m || q > m {
-				continue
-			}
-			r, err := plots.MovedFraction(m, from.v, q)
-			if err != nil {
-				return e.failf("moved", "%v", err)
-			}
-			rows = append(rows, r)
-		}
-	}
-	if len(rows) == 0 {
+	rows, work := countRescales(ms, from.v, qs)
+	if rows == 0 {
 		return e.failf("moved", "no rescale left: --from %d or every --to exceeds every max parallelism (Flink needs P, Q <= M)", from.v)
 	}
-	var out bytes.Buffer
-	out.WriteString("max_parallelism,from,to,key_groups_moved,fraction_moved\n")
-	for _, r := range rows {
-		out.WriteString(strconv.Itoa(r.MaxParallelism) + "," + strconv.Itoa(r.From) + "," + strconv.Itoa(r.To) + "," +
-			strconv.Itoa(r.KeyGroupsMoved) + "," + ffmt(r.Fraction) + "\n")
+	if rows > maxMovedRows {
+		return e.failf("moved", "%d rescales (max parallelism, target parallelism pairs) is too many (at most %d): narrow --max-parallelism or --to", rows, maxMovedRows)
 	}
-	if err := cf.write(func() (*plots.Chart, error) { return plots.MovedChart(rows) }); err != nil {
-		return e.failf("moved", "%v", err)
+	if work > maxMovedWork {
+		return e.failf("moved", "%d rescales from %d compare %d subtask ranges, too many (at most %d): lower --from or narrow --to or --max-parallelism", rows, from.v, work, maxMovedWork)
 	}
-	return writeOut(e, "moved", out.Bytes())
+	if *cf.out != "" {
+		if rows > maxMovedChartRows {
+			return e.failf("moved", "%d rescales is too many to draw (at most %d with --out): narrow --max-parallelism or --to, or leave out --out", rows, maxMovedChartRows)
+		}
+		if n := countSeries(ms, from.v, qs); n > maxMovedChartSeries {
+			return e.failf("moved", "%d max parallelisms is too many to draw (at most %d with --out): narrow --max-parallelism, or leave out --out", n, maxMovedChartSeries)
+		}
+	}
+	each := func(yield func(plots.Moved)) {
+		for _, m := range ms {
+			for _, q := range qs {
+				if from.v > m || q > m {
+					break // qs ascend
+				}
+				r, err := plots.MovedFraction(m, from.v, q)
+				if err != nil {
+					panic("simulate: internal error: " + err.Error()) // every value was validated
+				}
+				yield(r)
+			}
+		}
+	}
+	if *cf.out != "" {
+		// The chart needs every row; draw it before printing, so a failed chart prints nothing.
+		all := make([]plots.Moved, 0, rows)
+		each(func(r plots.Moved) { all = append(all, r) })
+		if err := cf.write(func() (*plots.Chart, error) { return plots.MovedChart(all) }); err != nil {
+			return e.failf("moved", "%v", err)
+		}
+		each = func(yield func(plots.Moved)) {
+			for _, r := range all {
+				yield(r)
+			}
+		}
+	}
+	// Every row is valid now: stream them, in memory bounded by the buffer whatever the range.
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	w.WriteString("max_parallelism,from,to,key_groups_moved,fraction_moved\n")
+	var line []byte
+	each(func(r plots.Moved) {
+		line = strconv.AppendInt(line[:0], int64(r.MaxParallelism), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(r.From), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(r.To), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(r.KeyGroupsMoved), 10)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, r.Fraction, 'f', 6, 64)
+		line = append(line, '\n')
+		w.Write(line) // a write error sticks in w and is reported by Flush
+	})
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(e.stderr, "simulate moved: writing output: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// maxMovedRows bounds the rescales one run prints, as maxSkewPairs bounds skew's pairs.
+const maxMovedRows = maxSkewPairs
+
+// maxMovedWork bounds the subtask ranges one run compares (plots.MovedFraction takes
+// min(from, to) steps per rescale), so that any run under the caps ends within about a second.
+const maxMovedWork = 1 << 25
+
+// maxMovedChartRows and maxMovedChartSeries bound what --out draws: every row is kept in
+// memory for the chart, and more lines or bars would not be readable anyway.
+const (
+	maxMovedChartRows   = 1 << 16
+	maxMovedChartSeries = 256
+)
+
+// countSeries returns how many max parallelisms have at least one rescale.
+func countSeries(ms []int, from int, qs []int) int {
+	n := 0
+	for _, m := range ms {
+		if from <= m && qs[0] <= m {
+			n++
+		}
+	}
+	return n
+}
+
+// countRescales returns, without computing any, how many rescales (M, Q) with from, Q <= M the
+// lists give and the steps they take: the sum of min(from, Q). ms and qs ascend.
+func countRescales(ms []int, from int, qs []int) (rows, work int) {
+	steps := make([]int, len(qs)+1) // steps[k]: the sum of min(from, q) over qs[:k]
+	for k, q := range qs {
+		steps[k+1] = steps[k] + min(from, q)
+	}
+	for _, m := range ms {
+		if from > m {
+			continue
+		}
+		k := sort.SearchInts(qs, m+1) // the Q <= M
+		rows += k
+		work += steps[k]
+	}
+	return rows, work
 }

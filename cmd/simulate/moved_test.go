@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
@@ -88,4 +91,79 @@ func TestMovedBadInput(t *testing.T) {
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("bad runs left files: %q", names)
 	}
+}
+
+// TestMovedCapsItsWork: ranges that would take hours are refused at once (issue 16), by the
+// number of rescales (as skew caps its pairs) and by the subtask ranges they compare.
+func TestMovedCapsItsWork(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"536887290 rescales (max parallelism, target parallelism pairs) is too many (at most 2097152)", []string{"--from", "4", "--to", "1..32768", "--max-parallelism", "1..32768"}},
+		{"8001994 rescales", []string{"--from", "4", "--to", "1..4000", "--max-parallelism", "1..4000"}},
+		{"compare 134225920 subtask ranges, too many (at most 33554432)", []string{"--from", "16384", "--to", "1..16384", "--max-parallelism", "32768"}},
+		{"2097152 rescales is too many to draw (at most 65536 with --out)", []string{"--from", "1", "--to", "1..2048", "--max-parallelism", "2048..3071", "--out", filepath.Join(dir, "a.png")}},
+		{"257 max parallelisms is too many to draw (at most 256 with --out)", []string{"--from", "1", "--to", "4", "--max-parallelism", "4..260", "--out", filepath.Join(dir, "a.svg")}},
+		{"536887290 rescales", []string{"--from", "4", "--to", "1..32768", "--max-parallelism", "1..32768", "--out", filepath.Join(dir, "a.svg")}},
+	} {
+		start := time.Now()
+		code, out, errs := runCLI(t, "", append([]string{"moved"}, c.args...)...)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%q took %v", c.args, d)
+		}
+		wantUsageError(t, c.want, code, out, errs)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("refused runs left files: %q", names)
+	}
+	// Just under the caps it runs.
+	var lines lineCounter
+	var errb bytes.Buffer
+	if code := run([]string{"moved", "--from", "1", "--to", "1..2048", "--max-parallelism", "2048..3071"}, strings.NewReader(""), &lines, &errb); code != 0 || lines != 1+2097152 {
+		t.Errorf("at the row cap: exit %d, %d lines, %s", code, lines, errb.String())
+	}
+	if code := run([]string{"moved", "--from", "16384", "--to", "1..8191", "--max-parallelism", "32768"}, strings.NewReader(""), io.Discard, &errb); code != 0 {
+		t.Errorf("at the work cap: exit %d, %s", code, errb.String())
+	}
+}
+
+// TestMovedStreamsInBoundedMemory: without --out the rows are printed as they are computed, so
+// what a run allocates does not grow with the number of rescales.
+func TestMovedStreamsInBoundedMemory(t *testing.T) {
+	alloc := func(maxPar string) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var errb bytes.Buffer
+		code := run([]string{"moved", "--from", "3", "--to", "1..2048", "--max-parallelism", maxPar}, strings.NewReader(""), io.Discard, &errb)
+		runtime.ReadMemStats(&after)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small := alloc("2048..2055") // 16384 rows
+	large := alloc("2048..2303") // 524288 rows
+	if large > small+64<<10 {
+		t.Errorf("32 times the rows allocate %d bytes instead of %d: the output is not streamed", large, small)
+	}
+}
+
+func BenchmarkMovedLargestRun(b *testing.B) {
+	for b.Loop() {
+		var errb bytes.Buffer
+		if code := run([]string{"moved", "--from", "1", "--to", "1..2048", "--max-parallelism", "2048..3071"}, strings.NewReader(""), io.Discard, &errb); code != 0 {
+			b.Fatal(errb.String())
+		}
+	}
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter int
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	*c += lineCounter(bytes.Count(b, []byte{'\n'}))
+	return len(b), nil
 }

@@ -67,7 +67,7 @@ func runPlan(e *env, args []string) int {
 	fset := newFlags("plan", "plan PATH --parallelism P [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--format text|json] [--out FILE.png|.svg]", planHelp)
 	var par optInt
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
-	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above)")
+	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", "1.18", "the Flink version whose restore path runs: 1.18 or 1.10.1")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
 	format := fset.String("format", "text", "output format: text or json")
@@ -99,9 +99,12 @@ func runPlan(e *env, args []string) int {
 			return e.failf("plan", "--out: %v", err)
 		}
 	}
+	if *jobPath == stdinName && pos[0] == stdinName {
+		return e.failf("plan", "--job - and PATH - both read stdin: give one of them as a file")
+	}
 	var job []savepoint.Vertex
 	if *jobPath != "" {
-		b, err := os.ReadFile(*jobPath)
+		b, err := readInput(e, *jobPath, maxJobFileBytes)
 		if err != nil {
 			return e.failf("plan", "--job: %v", err)
 		}
@@ -110,7 +113,7 @@ func runPlan(e *env, args []string) int {
 			return e.failf("plan", "--job %s: %v", *jobPath, err)
 		}
 	}
-	sp, err := openSavepoint(pos[0])
+	sp, err := openSavepoint(e, pos[0])
 	if err != nil && !(sp != nil && errors.Is(err, metadata.ErrUnsupportedVersion)) {
 		// A format version no Flink this tool models reads (format version 1 is Flink 1.2's,
 		// which Flink 1.4 and later refuse) is a refusal, not bad input: it is planned.
@@ -146,8 +149,11 @@ func runPlan(e *env, args []string) int {
 }
 
 // openSavepoint opens a _metadata file or checkpoint directory of the local file system,
-// named in errors as given.
-func openSavepoint(p string) (*savepoint.Savepoint, error) {
+// named in errors as given, or metadata read from stdin for "-".
+func openSavepoint(e *env, p string) (*savepoint.Savepoint, error) {
+	if p == stdinName {
+		return savepoint.Read(e.stdin, p)
+	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, err

@@ -239,8 +239,8 @@ vertices:
 func TestPlanJobFileErrors(t *testing.T) {
 	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
 	for _, tc := range []struct{ name, file, text, want string }{
-		{"unknown field", "j.yaml", "vertices:\n  - {parallelism: 2, paralelism: 3, operators: [{uid: a}]}\n", "field paralelism not found"},
-		{"unknown top-level field", "j.yaml", "vertex: []\n", "field vertex not found"},
+		{"unknown field", "j.yaml", "vertices:\n  - {parallelism: 2, paralelism: 3, operators: [{uid: a}]}\n", `unknown field "paralelism"`},
+		{"unknown top-level field", "j.yaml", "vertex: []\n", `unknown field "vertex"`},
 		{"unknown field JSON", "j.json", `{"vertices": [{"parallelism": 2, "operators": [{"uid": "a", "uuid": "b"}]}]}`, `unknown field "uuid"`},
 		{"missing parallelism", "j.yaml", "vertices:\n  - {operators: [{uid: a}]}\n", "vertices[0].parallelism: missing"},
 		{"zero parallelism", "j.yaml", "vertices:\n  - {parallelism: 0, operators: [{uid: a}]}\n", "vertices[0].parallelism: 0 is out of bounds"},
@@ -253,7 +253,7 @@ func TestPlanJobFileErrors(t *testing.T) {
 		{"empty file", "j.yaml", "\n", "empty"},
 		{"duplicate operator", "j.yaml", "vertices:\n  - {name: a, parallelism: 2, operators: [{uid: x}]}\n  - {name: b, parallelism: 2, operators: [{uid: x}]}\n", "vertices[1].operators[0]: operator ID"},
 		{"duplicate vertex name", "j.yaml", "vertices:\n  - {name: a, parallelism: 2, operators: [{uid: x}]}\n  - {name: a, parallelism: 2, operators: [{uid: y}]}\n", "vertices[1].name"},
-		{"wrong type", "j.yaml", "vertices:\n  - {parallelism: two, operators: [{uid: x}]}\n", "cannot unmarshal"},
+		{"wrong type", "j.yaml", "vertices:\n  - {parallelism: two, operators: [{uid: x}]}\n", "want an integer"},
 		{"not JSON", "j.json", `{"vertices": [`, "JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

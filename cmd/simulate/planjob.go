@@ -1,16 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"path/filepath"
-	"strings"
-
-	"gopkg.in/yaml.v3"
-
 	"github.com/restoresim/restoresim/model/savepoint"
 )
 
@@ -37,34 +27,13 @@ parallelism, bad hex, an empty chain and an operator ID used twice are bad input
 // parseJobFile decodes and validates a job file. defaultParallelism is --parallelism (0 when
 // not given). The result's operators are in Flink's order (tail first).
 func parseJobFile(name string, data []byte, defaultParallelism int) ([]savepoint.Vertex, error) {
-	var jf savepoint.JobFile
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, errors.New("the job file is empty (want a 'vertices' list)")
+	root, err := decodeJobText(name, data)
+	if err != nil {
+		return nil, err
 	}
-	if strings.EqualFold(filepath.Ext(name), ".json") || trimmed[0] == '{' {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&jf); err != nil {
-			return nil, fmt.Errorf("JSON: %v", err)
-		}
-		if dec.More() {
-			return nil, errors.New("JSON: more than one value in the file")
-		}
-		var extra json.RawMessage
-		if err := dec.Decode(&extra); err != io.EOF {
-			return nil, errors.New("JSON: trailing data after the job")
-		}
-	} else {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&jf); err != nil {
-			return nil, fmt.Errorf("YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
-		}
-		var extra any
-		if err := dec.Decode(&extra); err != io.EOF {
-			return nil, errors.New("YAML: more than one document in the file")
-		}
+	jf, err := fillJobFile(root)
+	if err != nil {
+		return nil, err
 	}
 	return jf.Validate(defaultParallelism)
 }

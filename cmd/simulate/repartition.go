@@ -88,6 +88,9 @@ redistributes UNION state, and in 1.18 BROADCAST state that some subtask lacks.`
 	if done {
 		return code
 	}
+	if len(pos) > 0 && pos[0] == stdinName { // "-": stdin, where the case is read anyway
+		pos = pos[1:]
+	}
 	if len(pos) > 0 {
 		return e.failf("repartition", "unexpected argument %q (the case is read from stdin)", pos[0])
 	}

@@ -307,6 +307,9 @@ func runSkew(e *env, args []string) int {
 	if *chartKind != "line" && *chartKind != "heatmap" {
 		return e.failf("skew", "--chart %q: want line or heatmap", *chartKind)
 	}
+	if (set["chart"] || *logX) && *cf.out == "" {
+		return e.failf("skew", "--chart and --log-x shape the chart: they need --out FILE.png|.svg")
+	}
 	if *chartKind == "heatmap" && *logX {
 		return e.failf("skew", "--log-x applies to the line chart, not to --chart heatmap")
 	}
@@ -327,7 +330,10 @@ func runSkew(e *env, args []string) int {
 	if n := countPairs(ms, hasDefault, ps); n > maxSkewPairs {
 		return e.failf("skew", "%d (max parallelism, parallelism) pairs is too many (at most %d): narrow --max-parallelism or --parallelism", n, maxSkewPairs)
 	}
-	series := skewSeries(ms, hasDefault, ps)
+	series, err := plots.KeyGroupSkews(ms, hasDefault, ps)
+	if err != nil {
+		return e.failf("skew", "%v", err)
+	}
 	if len(series) == 0 {
 		return e.failf("skew", "no pair with parallelism <= max parallelism (the smallest parallelism is %d, the largest max parallelism %d)", ps[0], ms[len(ms)-1])
 	}
@@ -380,68 +386,17 @@ func countPairs(ms []int, hasDefault bool, ps []int) int {
 	return n
 }
 
-// skewSeries computes the skew of every pair with p ≤ M: one series per M (ascending), then the
-// default-M series if asked for. Series with no pair are left out.
-func skewSeries(ms []int, hasDefault bool, ps []int) []plots.SkewSeries {
-	var series []plots.SkewSeries
-	for _, m := range ms {
-		s := plots.SkewSeries{Label: "M=" + strconv.Itoa(m)}
-		for _, p := range ps {
-			if p > m {
-				break
-			}
-			sk, err := plots.KeyGroupSkew(m, p)
-			if err != nil {
-				panic("simulate: internal error: " + err.Error()) // both were validated
-			}
-			s.Points = append(s.Points, sk)
-		}
-		if len(s.Points) > 0 {
-			series = append(series, s)
-		}
-	}
-	if hasDefault {
-		s := plots.SkewSeries{Label: "Flink default M"}
-		for _, p := range ps {
-			m, err := model.ComputeDefaultMaxParallelism(p)
-			if err == nil {
-				var sk plots.Skew
-				if sk, err = plots.KeyGroupSkew(m, p); err == nil {
-					s.Points = append(s.Points, sk)
-					continue
-				}
-			}
-			panic("simulate: internal error: " + err.Error()) // p was validated; default M ≥ p
-		}
-		series = append(series, s)
-	}
-	return series
-}
-
 func writeSkewSummary(w io.Writer, series []plots.SkewSeries, ps []int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "max_parallelism\tparallelisms\tbalanced\tworst_max_over_mean\tat_parallelism\tmean_max_over_mean")
 	for _, s := range series {
-		worst := s.Points[0]
-		balanced, sum := 0, 0.0
-		for _, pt := range s.Points {
-			if pt.MaxOverMean > worst.MaxOverMean {
-				worst = pt
-			}
-			if pt.MaxOverMean == 1 {
-				balanced++
-			}
-			sum += pt.MaxOverMean
-		}
-		label := strings.TrimPrefix(s.Label, "M=")
-		if label == s.Label {
+		sum := plots.SummarizeSkew(s.Points)
+		label, at := strconv.Itoa(s.MaxParallelism), strconv.Itoa(sum.Worst.Parallelism)
+		if s.MaxParallelism == 0 {
 			label = "default"
+			at += fmt.Sprintf(" (M=%d)", sum.Worst.MaxParallelism)
 		}
-		at := strconv.Itoa(worst.Parallelism)
-		if label == "default" {
-			at += fmt.Sprintf(" (M=%d)", worst.MaxParallelism)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", label, len(s.Points), balanced, ffmt(worst.MaxOverMean), at, ffmt(sum/float64(len(s.Points))))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", label, len(s.Points), sum.Balanced, ffmt(sum.Worst.MaxOverMean), at, ffmt(sum.MeanMaxOverMean))
 	}
 	tw.Flush()
 	skipped := 0

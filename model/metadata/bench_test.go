@@ -8,7 +8,7 @@ import (
 
 // benchFile is the largest real file (287 KB, version 2), or the synthetic one without it.
 func benchFile(b *testing.B) []byte {
-	data, err := os.ReadFile(filepath.Join(realDir, "target.test-classes.stateful-scala-with-broadcast-udf-migration-itcase-flink1.7-jobmanager-savepoint.metadata"))
+	data, err := os.ReadFile(filepath.Join(optionalRealDir(), "target.test-classes.stateful-scala-with-broadcast-udf-migration-itcase-flink1.7-jobmanager-savepoint.metadata"))
 	if err != nil {
 		return smallBytes(b)
 	}

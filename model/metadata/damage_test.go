@@ -72,7 +72,7 @@ func damageTargets(t *testing.T) map[string][]byte {
 		"new-stateful-udf-migration-itcase-flink1.15-hashmap-savepoint.metadata",                    // v3
 		"target.test-classes.type-serializer-snapshot-migration-itcase-flink1.9-savepoint.metadata", // v2
 	} {
-		if b, err := os.ReadFile(filepath.Join(realDir, name)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(optionalRealDir(), name)); err == nil {
 			targets[name] = b
 		}
 	}

@@ -22,7 +22,7 @@ func FuzzRead(f *testing.F) {
 		"type-serializer-snapshot-migration-itcase-flink1.16-rocksdb-checkpoint.metadata",
 		"new-stateful-udf-migration-itcase-flink1.15-hashmap-savepoint.metadata",
 	} {
-		if b, err := os.ReadFile(filepath.Join(realDir, name)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(optionalRealDir(), name)); err == nil {
 			f.Add(b)
 		}
 	}

@@ -9,19 +9,31 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/internal/realmeta"
 	"github.com/restoresim/restoresim/model"
 )
 
-// realDir is where the real Flink _metadata files live: beside the module root.
-const realDir = "../../../shared/flink-metadata/real"
+// realDir is where the real Flink _metadata files live (see internal/realmeta): the test is
+// skipped, or fails under CI, when they are absent.
+func realDir(t testing.TB) string {
+	t.Helper()
+	return realmeta.Sub(t, "real")
+}
+
+// optionalRealDir is realDir for tests that use the real files only when present ("" if not).
+func optionalRealDir() string {
+	dir, _ := realmeta.Find("real")
+	return dir
+}
 
 // realFiles returns the real metadata files (name → bytes), skipping the test when the folder
 // is absent.
 func realFiles(t testing.TB) map[string][]byte {
 	t.Helper()
+	realDir := realDir(t)
 	entries, err := os.ReadDir(realDir)
 	if err != nil {
-		t.Skipf("real Flink metadata files not found at %s (%v); skipping", realDir, err)
+		t.Fatal(err)
 	}
 	files := map[string][]byte{}
 	for _, e := range entries {
@@ -35,7 +47,7 @@ func realFiles(t testing.TB) map[string][]byte {
 		files[e.Name()] = b
 	}
 	if len(files) == 0 {
-		t.Skipf("no files in %s; skipping", realDir)
+		t.Fatalf("no files in %s (a copy of shared/flink-metadata/real has them)", realDir)
 	}
 	return files
 }
@@ -86,9 +98,9 @@ func TestReadRealFiles(t *testing.T) {
 
 func readReal(t *testing.T, name string) *File {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(realDir, name))
+	b, err := os.ReadFile(filepath.Join(realDir(t), name))
 	if err != nil {
-		t.Skipf("real Flink metadata file %s not found (%v); skipping", name, err)
+		t.Fatal(err)
 	}
 	f, err := Read(b)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 )
@@ -66,7 +67,7 @@ func (jf *JobFile) Validate(defaultParallelism int) ([]Vertex, error) {
 			v.Name = fmt.Sprintf("vertex %d", i)
 		}
 		if j, dup := names[v.Name]; dup {
-			return nil, fmt.Errorf("%s.name: %q is also the name of vertices[%d] (names must be unique)", at, v.Name, j)
+			return nil, fmt.Errorf("%s.name: %s is also the name of vertices[%d] (names must be unique)", at, excerpt.Quote(v.Name, 40), j)
 		}
 		names[v.Name] = i
 		switch {
@@ -148,11 +149,11 @@ func (jf *JobFile) Validate(defaultParallelism int) ([]Vertex, error) {
 // parseHexID parses a 32-hex-digit operator ID as Flink prints it.
 func parseHexID(s string) (model.OperatorID, error) {
 	if len(s) != 32 {
-		return model.OperatorID{}, fmt.Errorf("%q is not an operator ID (want 32 hex digits, got %d characters)", s, len(s))
+		return model.OperatorID{}, fmt.Errorf("%s is not an operator ID (want 32 hex digits, got %d characters)", excerpt.Quote(s, 40), len(s))
 	}
 	id, err := model.ParseOperatorID(s)
 	if err != nil {
-		return model.OperatorID{}, fmt.Errorf("%q is not an operator ID (want 32 hex digits)", s)
+		return model.OperatorID{}, fmt.Errorf("%s is not an operator ID (want 32 hex digits)", excerpt.Quote(s, 40))
 	}
 	return id, nil
 }

@@ -89,6 +89,43 @@ func Open(fsys fs.FS, pointer, label string) (*Savepoint, error) {
 	return sp, nil
 }
 
+// Read reads a checkpoint's metadata from r, a stream that cannot be resolved or read again
+// (stdin, say). name names it in the errors and in Savepoint.Path; its Pointer is empty, so
+// Flink's messages name it by its checkpoint ID. As with Open, a format version no modelled Flink reads gives both a
+// Savepoint without File (its FormatVersion read from the stream's head) and an error matching
+// metadata.ErrUnsupportedVersion.
+func Read(r io.Reader, name string) (*Savepoint, error) {
+	h := &headReader{r: r}
+	f, err := metadata.ReadFrom(h, metadata.DefaultMaxFileSize)
+	sp := &Savepoint{Path: name}
+	switch {
+	case errors.Is(err, metadata.ErrUnsupportedVersion):
+		if len(h.head) == 8 {
+			sp.FormatVersion = int32(uint32(h.head[4])<<24 | uint32(h.head[5])<<16 | uint32(h.head[6])<<8 | uint32(h.head[7]))
+		}
+		sp.Unreadable = err
+		return sp, fmt.Errorf("%s: %w", name, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	sp.File, sp.FormatVersion = f, f.Version
+	return sp, nil
+}
+
+// headReader keeps the first 8 bytes read through it (magic number and format version).
+type headReader struct {
+	r    io.Reader
+	head []byte
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if k := min(n, 8-len(h.head)); k > 0 {
+		h.head = append(h.head, p[:k]...)
+	}
+	return n, err
+}
+
 // openError keeps the model's error beneath a message that names the checkpoint as the user did.
 type openError struct {
 	msg string

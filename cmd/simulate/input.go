@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	quote "github.com/restoresim/restoresim/internal/excerpt"
+)
+
+// This file holds what every command uses to read its input files ("-" is stdin everywhere) and
+// to quote input back in a one-line error.
+
+// stdinName is how a file argument names stdin.
+const stdinName = "-"
+
+// openInput opens the file at path, or stdin for "-". A directory is refused.
+func openInput(e *env, path string) (io.ReadCloser, error) {
+	if path == stdinName {
+		return io.NopCloser(e.stdin), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", path)
+		}
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory, not a file", path)
+	}
+	return f, nil
+}
+
+// readInput reads the whole file at path, or stdin for "-", refusing more than limit bytes.
+func readInput(e *env, path string, limit int64) ([]byte, error) {
+	r, err := openInput(e, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", inputName(path), err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: more than %d bytes", inputName(path), limit)
+	}
+	return b, nil
+}
+
+// inputName is how messages name an input file: its path, or "stdin".
+func inputName(path string) string {
+	if path == stdinName {
+		return "stdin"
+	}
+	return path
+}
+
+// excerpt quotes s as %q does, but at most max characters of it (see internal/excerpt).
+func excerpt(s string, max int) string { return quote.Quote(s, max) }
+
+// maxErrorLine bounds the message of a one-line error (runes): longer ones are cut.
+const maxErrorLine = 1000
+
+// oneLine makes msg safe for a one-line error on a terminal: newlines become "; ", other control
+// characters but tab and invalid UTF-8 are escaped (\x00), and a message longer than maxErrorLine is cut.
+func oneLine(msg string) string {
+	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "; ")
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(msg); n++ {
+		if n == maxErrorLine {
+			fmt.Fprintf(&b, "… (%d more bytes)", len(msg)-i)
+			break
+		}
+		r, size := utf8.DecodeRuneInString(msg[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, msg[i])
+		case unicode.IsControl(r) && r != '\t':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(msg[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
