@@ -152,7 +152,7 @@ func runPlan(e *env, args []string) int {
 // named in errors as given, or metadata read from stdin for "-".
 func openSavepoint(e *env, p string) (*savepoint.Savepoint, error) {
 	if p == stdinName {
-		return savepoint.Read(e.stdin, p)
+		return savepoint.Read(e.stdin, inputName(p))
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

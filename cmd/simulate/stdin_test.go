@@ -40,7 +40,7 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 	for _, c := range []struct {
 		name, stdin string
 		file, dash  []string
-		sameText    bool // the file's path appears in the output: compare with "-" in its place
+		sameText    bool // false: the file's path appears in the output, compare with "stdin" in its place
 	}{
 		{"inspect", string(mdBytes), []string{"inspect", md, "--format", "json"}, []string{"inspect", "-", "--format", "json"}, true},
 		{"inspect text", string(mdBytes), []string{"inspect", md}, []string{"inspect", "-"}, false},
@@ -62,8 +62,8 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 			}
 			fcode, fout, _ := runCLI(t, "", c.file...)
 			if !c.sameText {
-				// The output names its input: the file's path, or "-" for stdin.
-				fout = strings.ReplaceAll(strings.ReplaceAll(fout, md, "-"), v1, "-")
+				// The output names its input: the file's path, or "stdin".
+				fout = strings.ReplaceAll(strings.ReplaceAll(fout, md, "stdin"), v1, "stdin")
 			}
 			if fcode != code {
 				t.Errorf("exit %d for the file, %d for stdin", fcode, code)
