@@ -44,6 +44,10 @@
 //	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
 //	Coordinator                         CheckpointCoordinator (restoreSavepoint, restoreLatestCheckpointedState*)
+//	VertexFinishedStateChecker.Validate VertexFinishedStateChecker.validateOperatorsFinishedState (1.18, FLIP-147)
+//	VertexFinishedState                 VertexFinishedStateChecker.VertexFinishedState
+//	VertexFinishedStateError            its FlinkRuntimeExceptions (mixed operator finished state, illegal JobGraph modification)
+//	OperatorSubtaskState.Finished       FinishedOperatorSubtaskState
 //	CheckpointIDCounter                 CheckpointIDCounter (StandaloneCheckpointIDCounter)
 //	SubtaskStateMapper, ArbitraryMapper, … io.network.api.writer.SubtaskStateMapper (ARBITRARY, FIRST, FULL, RANGE, ROUND_ROBIN, UNSUPPORTED)
 //	SubtaskStateMapper.NewToOldSubtasksMapping SubtaskStateMapper.getNewToOldSubtasksMapping (getOldSubtasks per new subtask)

@@ -262,6 +262,10 @@ type ChannelStateHandle struct {
 // OperatorSubtaskState models OperatorSubtaskState: the state of one operator instance. An
 // empty (non-nil) OperatorSubtaskState in an OperatorState still counts as an entry.
 type OperatorSubtaskState struct {
+	// Finished marks FinishedOperatorSubtaskState (1.18, FLIP-147): the subtask had finished
+	// before the checkpoint; it holds no state (VertexFinishedStateChecker reads it).
+	Finished bool `json:"finished,omitempty"`
+
 	ManagedOperatorState []OperatorStateHandle `json:"managed_operator_state"`
 	RawOperatorState     []OperatorStateHandle `json:"raw_operator_state"`
 	ManagedKeyedState    []KeyedStateHandle    `json:"managed_keyed_state"`
