@@ -41,7 +41,8 @@
 //	                                    StandaloneCompletedCheckpointStore (1.10.1)
 //	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
 //	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
-//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build
+//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative)
+//	PrioritizeOperatorSubtaskStateAlternatives PrioritizedOperatorSubtaskState.Builder(jobManagerState, alternativesByPriority).build
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
 //	Coordinator                         CheckpointCoordinator (restoreSavepoint, restoreLatestCheckpointedState*)
 //	VertexFinishedStateChecker.Validate VertexFinishedStateChecker.validateOperatorsFinishedState (1.18, FLIP-147)
