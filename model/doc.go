@@ -39,6 +39,12 @@
 //	RefCountSharedStateRegistry         SharedStateRegistry (1.10.1 reference counting)
 //	CompletedCheckpointStore            DefaultCompletedCheckpointStore, CheckpointSubsumeHelper;
 //	                                    StandaloneCompletedCheckpointStore (1.10.1)
+//	NewDefaultCompletedCheckpointStore  DefaultCompletedCheckpointStore over a StateHandleStore (HA); CheckpointStateHandleStore
+//	                                    its StateHandleStore<CompletedCheckpoint> (addAndLock, releaseAndTryRemove, clearEntries, releaseAll)
+//	RetrieveCompletedCheckpoints        DefaultCompletedCheckpointStoreUtils.retrieveCompletedCheckpoints
+//	CompletedCheckpointStore.Shutdown   DefaultCompletedCheckpointStore.shutdown, StandaloneCompletedCheckpointStore.shutdown (1.18, 1.10.1)
+//	JobStatus, CheckpointRetentionPolicy api.common.JobStatus, checkpoint.CheckpointRetentionPolicy
+//	CheckpointProperties.ShouldBeDiscardedOnShutdown CompletedCheckpoint.shouldBeDiscardedOnShutdown
 //	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
 //	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
 //	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative)

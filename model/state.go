@@ -381,6 +381,10 @@ type CheckpointProperties struct {
 	// Native marks a NATIVE-format savepoint (canonical otherwise; meaningless for checkpoints).
 	Native  bool                 `json:"native,omitempty"`
 	Sharing SharingFilesStrategy `json:"sharing,omitempty"`
+
+	// Retention is the retention policy of a regular checkpoint (CheckpointProperties.
+	// forCheckpoint(policy)): which job terminations discard it (ShouldBeDiscardedOnShutdown).
+	Retention CheckpointRetentionPolicy `json:"retention,omitempty"`
 }
 
 // MasterState is one master-hook state of a checkpoint (opaque bytes).

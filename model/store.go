@@ -80,6 +80,10 @@ type CompletedCheckpointStore struct {
 	restored    map[int64]*CheckpointProperties
 	registry    *SharedStateRegistry
 	refRegistry *RefCountSharedStateRegistry
+	// ha is the HA state-handle store of a NewDefaultCompletedCheckpointStore (nil: standalone);
+	// shut is its running flag, set by Shutdown (storelifecycle.go).
+	ha   CheckpointStateHandleStore
+	shut bool
 }
 
 // NewCompletedCheckpointStore returns an empty store for version v retaining maxRetained
@@ -238,6 +242,15 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 		return StoreUpdate{}, errors.New("checkpoint must not be nil")
 	}
 	var u StoreUpdate
+	if s.version == Flink118 && s.ha != nil {
+		if s.shut {
+			return u, ErrStoreShutDown
+		}
+		// Now add the new one. If it fails, we don't want to lose existing data.
+		if err := s.ha.AddAndLock(cp.CheckpointID, cp); err != nil {
+			return u, err
+		}
+	}
 	s.checkpoints = append(s.checkpoints, cp)
 	if s.version == Flink1101 {
 		for len(s.checkpoints) > s.maxRetained {
@@ -274,6 +287,11 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 				n--
 				u.Subsumed = append(u.Subsumed, c.CheckpointID)
 				s.subsumed = append(s.subsumed, c)
+				if s.ha != nil {
+					if _, err := s.ha.ReleaseAndTryRemove(c.CheckpointID); err != nil && u.IgnoredError == nil {
+						u.IgnoredError = err
+					}
+				}
 				continue
 			}
 			kept = append(kept, c)
