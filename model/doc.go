@@ -50,6 +50,9 @@
 //	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative)
 //	PrioritizeOperatorSubtaskStateAlternatives PrioritizedOperatorSubtaskState.Builder(jobManagerState, alternativesByPriority).build
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
+//	TaskLocalStateStore                 TaskLocalStateStoreImpl (storeLocalState, retrieveLocalState, confirmCheckpoint,
+//	                                    abortCheckpoint, pruneMatchingCheckpoints, dispose)
+//	LocalRecoveryDirectory              a subtask's local recovery directories (LocalRecoveryDirectoryProviderImpl) on disk
 //	Coordinator                         CheckpointCoordinator (restoreSavepoint, restoreLatestCheckpointedState*)
 //	VertexFinishedStateChecker.Validate VertexFinishedStateChecker.validateOperatorsFinishedState (1.18, FLIP-147)
 //	VertexFinishedState                 VertexFinishedStateChecker.VertexFinishedState
