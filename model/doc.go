@@ -42,6 +42,7 @@
 //	NewDefaultCompletedCheckpointStore  DefaultCompletedCheckpointStore over a StateHandleStore (HA); CheckpointStateHandleStore
 //	                                    its StateHandleStore<CompletedCheckpoint> (addAndLock, releaseAndTryRemove, clearEntries, releaseAll)
 //	RetrieveCompletedCheckpoints        DefaultCompletedCheckpointStoreUtils.retrieveCompletedCheckpoints
+//	CompletedCheckpointStore.LatestCheckpointID CompletedCheckpointStore.getLatestCheckpointId
 //	CompletedCheckpointStore.Shutdown   DefaultCompletedCheckpointStore.shutdown, StandaloneCompletedCheckpointStore.shutdown (1.18, 1.10.1)
 //	JobStatus, CheckpointRetentionPolicy api.common.JobStatus, checkpoint.CheckpointRetentionPolicy
 //	CheckpointProperties.ShouldBeDiscardedOnShutdown CompletedCheckpoint.shouldBeDiscardedOnShutdown

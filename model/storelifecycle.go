@@ -298,3 +298,12 @@ func (s *CompletedCheckpointStore) cleanSubsumed(lowest int64, u *StoreUpdate) {
 	clear(s.subsumed[len(waiting):])
 	s.subsumed = waiting
 }
+
+// LatestCheckpointID models CompletedCheckpointStore.getLatestCheckpointId: the newest retained
+// checkpoint's id, 0 when the store is empty.
+func (s *CompletedCheckpointStore) LatestCheckpointID() int64 {
+	if l := s.Latest(); l != nil {
+		return l.CheckpointID
+	}
+	return 0
+}

@@ -402,3 +402,108 @@ func TestStore1101Shutdown(t *testing.T) {
 		t.Errorf("%d retained, want 0", s.Len())
 	}
 }
+
+// The CompletedCheckpointStoreTest methods StandaloneCompletedCheckpointStoreTest inherits
+// (CompletedCheckpointStoreTest.java), on a 1.18 standalone store.
+
+// CompletedCheckpointStoreTest.java:62.
+func TestStandaloneCompletedCheckpointStoreTest_testExceptionOnNoRetainedCheckpoints(t *testing.T) {
+	if _, err := NewCompletedCheckpointStore(Flink118, 0); !errors.Is(err, ErrInvalidNumRetained) {
+		t.Errorf("retain 0: %v, want ErrInvalidNumRetained", err)
+	}
+}
+
+// CompletedCheckpointStoreTest.java:68.
+func TestStandaloneCompletedCheckpointStoreTest_testAddAndGetLatestCheckpoint(t *testing.T) {
+	s := mustStore(t, Flink118, 4)
+	if s.Len() != 0 || len(s.Checkpoints()) != 0 {
+		t.Fatalf("new store holds %v", ids(s))
+	}
+	expected := []*CompletedCheckpoint{ckpt(0, checkpointProps), ckpt(1, checkpointProps)}
+	for i, cp := range expected {
+		if _, err := s.AddCheckpointAndSubsumeOldestOne(cp); err != nil {
+			t.Fatal(err)
+		}
+		if s.Len() != i+1 || s.Latest() != cp {
+			t.Errorf("after adding %d: %d retained, latest %v", cp.CheckpointID, s.Len(), s.Latest())
+		}
+	}
+}
+
+// CompletedCheckpointStoreTest.java:99: retaining 1, each add subsumes and discards the previous one.
+func TestStandaloneCompletedCheckpointStoreTest_testAddCheckpointMoreThanMaxRetained(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	for i := range int64(4) {
+		u, err := s.AddCheckpointAndSubsumeOldestOne(ckpt(i, checkpointProps))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int64
+		if i > 0 {
+			want = []int64{i - 1}
+		}
+		if !cmp.Equal(want, u.Discarded) || s.Len() != 1 {
+			t.Errorf("add %d: discarded %v (want %v), %d retained (want 1)", i, u.Discarded, want, s.Len())
+		}
+	}
+}
+
+// CompletedCheckpointStoreTest.java:135.
+func TestStandaloneCompletedCheckpointStoreTest_testEmptyState(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	if s.Latest() != nil || len(s.Checkpoints()) != 0 || s.Len() != 0 {
+		t.Errorf("empty store: latest %v, all %v, len %d", s.Latest(), s.Checkpoints(), s.Len())
+	}
+}
+
+// CompletedCheckpointStoreTest.java:145.
+func TestStandaloneCompletedCheckpointStoreTest_testGetAllCheckpoints(t *testing.T) {
+	s := mustStore(t, Flink118, 4)
+	var expected []*CompletedCheckpoint
+	for i := range int64(4) {
+		cp := ckpt(i, checkpointProps)
+		expected = append(expected, cp)
+		if _, err := s.AddCheckpointAndSubsumeOldestOne(cp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.Checkpoints(); !slices.Equal(got, expected) {
+		t.Errorf("all checkpoints %v, want %v", idsOf(got), idsOf(expected))
+	}
+}
+
+// CompletedCheckpointStoreTest.java:173: shutdown(FINISHED) empties the store and discards all.
+func TestStandaloneCompletedCheckpointStoreTest_testDiscardAllCheckpoints(t *testing.T) {
+	s := mustStore(t, Flink118, 4)
+	for i := range int64(4) {
+		if _, err := s.AddCheckpointAndSubsumeOldestOne(ckpt(i, checkpointProps)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := s.Shutdown(Finished)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Latest() != nil || len(s.Checkpoints()) != 0 || s.Len() != 0 {
+		t.Errorf("after shutdown: latest %v, all %v, len %d", s.Latest(), s.Checkpoints(), s.Len())
+	}
+	if diff := cmp.Diff([]int64{0, 1, 2, 3}, u.Discarded); diff != "" {
+		t.Errorf("discarded (-want +got):\n%s", diff)
+	}
+}
+
+// CompletedCheckpointStoreTest.java:206.
+func TestStandaloneCompletedCheckpointStoreTest_testAcquireLatestCompletedCheckpointId(t *testing.T) {
+	s := mustStore(t, Flink118, 1)
+	if got := s.LatestCheckpointID(); got != 0 {
+		t.Errorf("empty: %d, want 0", got)
+	}
+	for _, id := range []int64{2, 4} {
+		if _, err := s.AddCheckpointAndSubsumeOldestOne(ckpt(id, checkpointProps)); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.LatestCheckpointID(); got != id {
+			t.Errorf("after adding %d: %d", id, got)
+		}
+	}
+}
