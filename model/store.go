@@ -218,7 +218,8 @@ type StoreUpdate struct {
 	// directories must stay because state they created is still used.
 	CheckpointsInUse []int64
 	// IgnoredError is the first error Flink logs and ignores while discarding (1.10.1:
-	// unregistering shared state of a subsumed checkpoint).
+	// unregistering shared state of a subsumed checkpoint; 1.18 with a state-handle store:
+	// removing a subsumed or shut-down checkpoint's HA entry).
 	IgnoredError error
 }
 
@@ -236,6 +237,10 @@ type StoreUpdate struct {
 // 1.10.1 (StandaloneCompletedCheckpointStore.addCheckpoint): while the store holds more than
 // MaxRetained, the oldest checkpoint is removed and, if its properties say so, discarded, which
 // unregisters its incremental handles' shared files from the registry.
+//
+// A 1.18 store with a state-handle store (NewDefaultCompletedCheckpointStore) first persists
+// cp there — a failed write returns the error and leaves the store unchanged — and removes the
+// HA entries of subsumed checkpoints; after Shutdown it refuses with ErrStoreShutDown.
 func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *CompletedCheckpoint) (StoreUpdate, error) {
 	s.init()
 	if cp == nil {
