@@ -57,9 +57,8 @@ type partitionableRun struct {
 // doTestPartitionableStateRepartitioning (CheckpointCoordinatorTest.java:2646) does: old subtask
 // i has one handle on "/fake-i" with "State-0" … "State-(n-2)" (offsets 0, 1, 2, … running on
 // within the handle; UNION with probability 1/10, else SPLIT_DISTRIBUTE) and, for even n,
-// "State-(n-1)" BROADCAST at offsets off+1 … off+4. The names go into a HashMap in Flink; the
-// model's handle lists them in insertion order, and the repartitioner applies HashMap order
-// itself.
+// "State-(n-1)" BROADCAST at offsets off+1 … off+4; the handle lists its names in the order of
+// Flink's HashMap (javaStringHashMap).
 func flinkPartitionableRuns() (runs []partitionableRun, summary [4]int64) {
 	r := newJavaRandom(42)
 	for range 10000 {
@@ -91,6 +90,16 @@ func flinkPartitionableRuns() (runs []partitionableRun, summary [4]int64) {
 					Mode: Broadcast, Offsets: []int64{off + 1, off + 2, off + 3, off + 4}})
 				summary[2]++
 			}
+			// namedStatesToOffsets is a HashMap: the handle lists its names in HashMap order.
+			var m javaStringHashMap
+			for _, st := range h.States {
+				m.computeIfAbsent(st.Name)
+			}
+			ordered := make([]NamedOperatorState, 0, len(h.States))
+			for _, k := range m.order() {
+				ordered = append(ordered, h.States[k])
+			}
+			h.States = ordered
 			run.previous = append(run.previous, []OperatorStateHandle{h})
 		}
 		runs = append(runs, run)
