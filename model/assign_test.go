@@ -190,39 +190,6 @@ func TestCheckpointCoordinatorRestoringTest_testRestoreLatestCheckpointedState(t
 	}
 }
 
-// SPEC §K.7 testRestoreLatestCheckpointedStateScaleIn and …ScaleOut: vertex 2 (M=13) goes
-// 13 → 2 and 2 → 13; vertex 1 (p=3, M=42) is unchanged.
-func TestCheckpointCoordinatorRestoringTest_testRestoreLatestCheckpointedStateScaleInAndOut(t *testing.T) {
-	for _, v := range saVersions {
-		for _, c := range []struct {
-			name       string
-			oldP, newP int
-		}{{"ScaleIn", 13, 2}, {"ScaleOut", 2, 13}} {
-			t.Run(v.String()+"/"+c.name, func(t *testing.T) {
-				id1, id2 := saID(1), saID(2)
-				in := AssignmentInput{Version: v, CheckpointID: 1,
-					Vertices:  []JobVertex{saVertex("v1", 3, 42, false, id1), saVertex("v2", c.newP, 13, false, id2)},
-					Operators: []OperatorState{saOperatorState(id1, 3, 42, true), saOperatorState(id2, c.oldP, 13, true)}}
-				a := mustAssign(t, in)
-				va := &a.Vertices[1]
-				if len(va.Subtasks) != c.newP {
-					t.Fatalf("%d subtasks, want %d", len(va.Subtasks), c.newP)
-				}
-				for i, task := range va.Subtasks {
-					r, _ := ComputeKeyGroupRangeForOperatorIndex(13, c.newP, i)
-					if va.Ranges[i] != r {
-						t.Errorf("subtask %d range %v, want %v", i, va.Ranges[i], r)
-					}
-					st := task.Operators[0].State
-					saKeyGroups(t, fmt.Sprint("managed subtask ", i), st.ManagedKeyedState, r, false)
-					saKeyGroups(t, fmt.Sprint("raw subtask ", i), st.RawKeyedState, r, true)
-				}
-				saAllPartitionsOnce(t, &in.Operators[1], va, 0)
-			})
-		}
-	}
-}
-
 // SPEC §K.7 testRestoreLatestCheckpointFailureWhenMaxParallelismChanges.
 func TestCheckpointCoordinatorRestoringTest_testRestoreLatestCheckpointFailureWhenMaxParallelismChanges(t *testing.T) {
 	for _, v := range saVersions {

@@ -65,8 +65,8 @@ type RestoreFlags struct {
 	AllowNonRestoredState bool
 	// Coordinators is zero for 1.10.1.
 	Coordinators OperatorCoordinatorRestoreBehavior
-	// CheckFinishedState: VertexFinishedStateChecker runs (1.18). The model records the flag; it
-	// does not run the check, which needs the job's edges.
+	// CheckFinishedState: VertexFinishedStateChecker runs (1.18) over the restored vertices,
+	// the Coordinator's JobEdges and the latest checkpoint's operator states.
 	CheckFinishedState bool
 }
 
@@ -131,6 +131,10 @@ type Coordinator struct {
 	// CheckpointIDOfIgnoredInFlightData (1.18, default −1): restoring this checkpoint drops its
 	// in-flight channel state.
 	CheckpointIDOfIgnoredInFlightData int64
+	// JobEdges are the job graph's edges, indexes into the vertices a restore is given; the
+	// finished-state check (VertexFinishedStateChecker) of RestoreSavepoint and
+	// RestoreInitialCheckpointIfPresent reads them (1.18). nil: a graph without edges.
+	JobEdges []FailoverEdge
 }
 
 // NewCoordinator returns a coordinator of version v whose store retains numRetained checkpoints,
@@ -335,6 +339,12 @@ func (c *Coordinator) restoreLatest118(vertices []JobVertex, flags RestoreFlags)
 	ops := latest.Operators
 	if latest.CheckpointID == c.CheckpointIDOfIgnoredInFlightData {
 		ops = withoutInFlightData(ops)
+	}
+	if flags.CheckFinishedState {
+		chk := VertexFinishedStateChecker{Vertices: vertices, Edges: c.JobEdges, Operators: ops}
+		if err := chk.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	a, err := AssignStates(AssignmentInput{Version: Flink118, CheckpointID: latest.CheckpointID, Vertices: vertices,
 		Operators: ops, AllowNonRestoredState: flags.AllowNonRestoredState})

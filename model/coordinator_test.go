@@ -348,41 +348,6 @@ func TestRestoreRegistersSharedStateAgain(t *testing.T) {
 	})
 }
 
-// §K.7 testRestoreLatestCheckpointedStateWithoutInFlightData (1.18).
-func TestRestoreLatestCheckpointedStateWithoutInFlightData(t *testing.T) {
-	v, os := keyedVertex("map", 3, 42)
-	for i, st := range os.Subtasks {
-		st.InputChannelState = []ChannelStateHandle{{SubtaskIndex: i, Delegate: StreamHandle{Path: fmt.Sprint("in-", i), Size: 1}}}
-		st.ResultSubpartitionState = []ChannelStateHandle{{SubtaskIndex: i, Delegate: StreamHandle{Path: fmt.Sprint("out-", i), Size: 1}}}
-	}
-	for _, tt := range []struct {
-		ignored     int64
-		wantChannel bool
-	}{{1, false}, {-1, true}} {
-		c := mustCoordinator(t, Flink118, 1)
-		c.CheckpointIDOfIgnoredInFlightData = tt.ignored
-		if _, err := c.Store.CompleteCheckpoint(&CompletedCheckpoint{CheckpointID: 1, Properties: checkpointProps, Operators: []OperatorState{os}}); err != nil {
-			t.Fatal(err)
-		}
-		res, err := c.RestoreLatestCheckpointedStateToAll([]JobVertex{v}, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, tr := range res.Assignment.Vertices[0].Subtasks {
-			s := tr.Operators[0].State
-			if gotChannel := len(s.InputChannelState)+len(s.ResultSubpartitionState) > 0; gotChannel != tt.wantChannel {
-				t.Errorf("ignored id %d, subtask %d: channel state present %v, want %v", tt.ignored, i, gotChannel, tt.wantChannel)
-			}
-			if len(s.ManagedKeyedState) != 1 {
-				t.Errorf("ignored id %d, subtask %d: keyed state %v, want restored", tt.ignored, i, s.ManagedKeyedState)
-			}
-		}
-	}
-	if len(os.Subtasks[0].InputChannelState) != 1 {
-		t.Error("stripping in-flight data changed the stored checkpoint")
-	}
-}
-
 func TestRestoreSavepointErrors(t *testing.T) {
 	v, os := keyedVertex("map", 1, 128)
 	st := storageWith(CheckpointMetadata{CheckpointID: 3, Operators: []OperatorState{os}})

@@ -39,11 +39,27 @@
 //	RefCountSharedStateRegistry         SharedStateRegistry (1.10.1 reference counting)
 //	CompletedCheckpointStore            DefaultCompletedCheckpointStore, CheckpointSubsumeHelper;
 //	                                    StandaloneCompletedCheckpointStore (1.10.1)
+//	NewDefaultCompletedCheckpointStore  DefaultCompletedCheckpointStore over a StateHandleStore (HA); CheckpointStateHandleStore
+//	                                    its StateHandleStore<CompletedCheckpoint> (addAndLock, releaseAndTryRemove, clearEntries, releaseAll)
+//	RetrieveCompletedCheckpoints        DefaultCompletedCheckpointStoreUtils.retrieveCompletedCheckpoints
+//	CompletedCheckpointStore.LatestCheckpointID CompletedCheckpointStore.getLatestCheckpointId
+//	CompletedCheckpointStore.Shutdown   DefaultCompletedCheckpointStore.shutdown, StandaloneCompletedCheckpointStore.shutdown (1.18, 1.10.1)
+//	JobStatus, CheckpointRetentionPolicy api.common.JobStatus, checkpoint.CheckpointRetentionPolicy
+//	CheckpointProperties.ShouldBeDiscardedOnShutdown CompletedCheckpoint.shouldBeDiscardedOnShutdown
 //	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
 //	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
-//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build
+//	LogicalPipelinedRegions             LogicalPipelinedRegionComputeUtil.computePipelinedRegions (DefaultLogicalTopology)
+//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative)
+//	PrioritizeOperatorSubtaskStateAlternatives PrioritizedOperatorSubtaskState.Builder(jobManagerState, alternativesByPriority).build
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
+//	TaskLocalStateStore                 TaskLocalStateStoreImpl (storeLocalState, retrieveLocalState, confirmCheckpoint,
+//	                                    abortCheckpoint, pruneMatchingCheckpoints, dispose)
+//	LocalRecoveryDirectory              a subtask's local recovery directories (LocalRecoveryDirectoryProviderImpl) on disk
 //	Coordinator                         CheckpointCoordinator (restoreSavepoint, restoreLatestCheckpointedState*)
+//	VertexFinishedStateChecker.Validate VertexFinishedStateChecker.validateOperatorsFinishedState (1.18, FLIP-147)
+//	VertexFinishedState                 VertexFinishedStateChecker.VertexFinishedState
+//	VertexFinishedStateError            its FlinkRuntimeExceptions (mixed operator finished state, illegal JobGraph modification)
+//	OperatorSubtaskState.Finished       FinishedOperatorSubtaskState
 //	CheckpointIDCounter                 CheckpointIDCounter (StandaloneCheckpointIDCounter)
 //	SubtaskStateMapper, ArbitraryMapper, … io.network.api.writer.SubtaskStateMapper (ARBITRARY, FIRST, FULL, RANGE, ROUND_ROBIN, UNSUPPORTED)
 //	SubtaskStateMapper.NewToOldSubtasksMapping SubtaskStateMapper.getNewToOldSubtasksMapping (getOldSubtasks per new subtask)

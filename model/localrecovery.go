@@ -41,39 +41,11 @@ func (p *PrioritizedOperatorSubtaskState) UsesLocal() bool {
 // state), the same name → (mode, offsets) map (operator state), the same channel (channel state;
 // the model identifies a channel by its subtask index).
 func PrioritizeOperatorSubtaskState(jm, local *OperatorSubtaskState, checkpointID int64) PrioritizedOperatorSubtaskState {
-	if jm == nil {
-		jm = &OperatorSubtaskState{}
+	var alternatives []*OperatorSubtaskState
+	if local != nil {
+		alternatives = []*OperatorSubtaskState{local}
 	}
-	var alt OperatorSubtaskState
-	hasAlt := local != nil
-	if hasAlt {
-		alt = *local
-	}
-	sameRange := func(a, b KeyedStateHandle) bool {
-		return !isNilKeyed(a) && !isNilKeyed(b) && a.KeyGroupRange() == b.KeyGroupRange()
-	}
-	sameChannel := func(a, b ChannelStateHandle) bool { return a.SubtaskIndex == b.SubtaskIndex }
-	return PrioritizedOperatorSubtaskState{
-		ManagedKeyed:         resolveAlternatives(jm.ManagedKeyedState, alt.ManagedKeyedState, hasAlt, keyedHasState, sameRange),
-		RawKeyed:             resolveAlternatives(jm.RawKeyedState, alt.RawKeyedState, hasAlt, keyedHasState, sameRange),
-		ManagedOperator:      resolveAlternatives(jm.ManagedOperatorState, alt.ManagedOperatorState, hasAlt, anyState[OperatorStateHandle], sameNameToOffsets),
-		RawOperator:          resolveAlternatives(jm.RawOperatorState, alt.RawOperatorState, hasAlt, anyState[OperatorStateHandle], sameNameToOffsets),
-		InputChannel:         resolveAlternatives(jm.InputChannelState, alt.InputChannelState, hasAlt, anyState[ChannelStateHandle], sameChannel),
-		ResultSubpartition:   resolveAlternatives(jm.ResultSubpartitionState, alt.ResultSubpartitionState, hasAlt, anyState[ChannelStateHandle], sameChannel),
-		RestoredCheckpointID: checkpointID,
-		Restored:             true,
-	}
-}
-
-// resolveAlternatives models Builder.resolvePrioritizedAlternatives for one kind.
-func resolveAlternatives[T any](jm, local []T, hasLocal bool, hasState func([]T) bool, approve func(a, b T) bool) [][]T {
-	if !hasLocal || !hasState(jm) || len(jm) != 1 {
-		return [][]T{jm}
-	}
-	if hasState(local) && len(local) == 1 && approve(jm[0], local[0]) {
-		return [][]T{local, jm}
-	}
-	return [][]T{jm}
+	return PrioritizeOperatorSubtaskStateAlternatives(jm, alternatives, checkpointID)
 }
 
 // keyedHasState models StateObjectCollection.hasState for keyed handles: some handle is non-nil.

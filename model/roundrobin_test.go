@@ -378,8 +378,12 @@ func TestReDistributeCombinedPartitionableStates(t *testing.T) {
 }
 
 // TestPartitionableStateRepartitioning follows CheckpointCoordinatorTest.
-// testPartitionableStateRepartitioning (SPEC §K.6): random operator state, P_old and P_new in
-// 1..9, checked against the invariants Flink's test checks.
+// testPartitionableStateRepartitioning (SPEC §K.6) with the model's own random stream and
+// offsets unique over the whole input: P_old and P_new in 1..9, checked against the invariants
+// Flink's test checks (each offset's replication, the broadcast copy count of each old subtask,
+// the load spread) and the output order the Go model promises. The faithful reproduction, with
+// Flink's java.util.Random(42) inputs and its per-handle, per-name comparison, is
+// TestCheckpointCoordinatorTest_testPartitionableStateRepartitioning.
 func TestPartitionableStateRepartitioning(t *testing.T) {
 	const seed = 42
 	runs := 10000
@@ -499,6 +503,20 @@ func checkPartitionableInvariants(prev, got [][]OperatorStateHandle) error {
 		}
 		if seen[o] != want {
 			return fmt.Errorf("%v offset %d of old subtask %d appears %d times, want %d", org.mode, o, org.subtask, seen[o], want)
+		}
+	}
+	for s, hs := range prev {
+		for _, h := range hs {
+			if !slices.ContainsFunc(h.States, func(st NamedOperatorState) bool { return st.Mode == Broadcast }) {
+				continue
+			}
+			want := newP / oldP
+			if s < newP%oldP {
+				want++
+			}
+			if copies[s] != want {
+				return fmt.Errorf("broadcast copy of old subtask %d received %d times, want %d", s, copies[s], want)
+			}
 		}
 	}
 	if oldP != newP {

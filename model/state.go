@@ -262,6 +262,10 @@ type ChannelStateHandle struct {
 // OperatorSubtaskState models OperatorSubtaskState: the state of one operator instance. An
 // empty (non-nil) OperatorSubtaskState in an OperatorState still counts as an entry.
 type OperatorSubtaskState struct {
+	// Finished marks FinishedOperatorSubtaskState (1.18, FLIP-147): the subtask had finished
+	// before the checkpoint; it holds no state (VertexFinishedStateChecker reads it).
+	Finished bool `json:"finished,omitempty"`
+
 	ManagedOperatorState []OperatorStateHandle `json:"managed_operator_state"`
 	RawOperatorState     []OperatorStateHandle `json:"raw_operator_state"`
 	ManagedKeyedState    []KeyedStateHandle    `json:"managed_keyed_state"`
@@ -377,6 +381,10 @@ type CheckpointProperties struct {
 	// Native marks a NATIVE-format savepoint (canonical otherwise; meaningless for checkpoints).
 	Native  bool                 `json:"native,omitempty"`
 	Sharing SharingFilesStrategy `json:"sharing,omitempty"`
+
+	// Retention is the retention policy of a regular checkpoint (CheckpointProperties.
+	// forCheckpoint(policy)): which job terminations discard it (ShouldBeDiscardedOnShutdown).
+	Retention CheckpointRetentionPolicy `json:"retention,omitempty"`
 }
 
 // MasterState is one master-hook state of a checkpoint (opaque bytes).

@@ -80,6 +80,10 @@ type CompletedCheckpointStore struct {
 	restored    map[int64]*CheckpointProperties
 	registry    *SharedStateRegistry
 	refRegistry *RefCountSharedStateRegistry
+	// ha is the HA state-handle store of a NewDefaultCompletedCheckpointStore (nil: standalone);
+	// shut is its running flag, set by Shutdown (storelifecycle.go).
+	ha   CheckpointStateHandleStore
+	shut bool
 }
 
 // NewCompletedCheckpointStore returns an empty store for version v retaining maxRetained
@@ -214,7 +218,8 @@ type StoreUpdate struct {
 	// directories must stay because state they created is still used.
 	CheckpointsInUse []int64
 	// IgnoredError is the first error Flink logs and ignores while discarding (1.10.1:
-	// unregistering shared state of a subsumed checkpoint).
+	// unregistering shared state of a subsumed checkpoint; 1.18 with a state-handle store:
+	// removing a subsumed or shut-down checkpoint's HA entry).
 	IgnoredError error
 }
 
@@ -232,12 +237,25 @@ type StoreUpdate struct {
 // 1.10.1 (StandaloneCompletedCheckpointStore.addCheckpoint): while the store holds more than
 // MaxRetained, the oldest checkpoint is removed and, if its properties say so, discarded, which
 // unregisters its incremental handles' shared files from the registry.
+//
+// A 1.18 store with a state-handle store (NewDefaultCompletedCheckpointStore) first persists
+// cp there — a failed write returns the error and leaves the store unchanged — and removes the
+// HA entries of subsumed checkpoints; after Shutdown it refuses with ErrStoreShutDown.
 func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *CompletedCheckpoint) (StoreUpdate, error) {
 	s.init()
 	if cp == nil {
 		return StoreUpdate{}, errors.New("checkpoint must not be nil")
 	}
 	var u StoreUpdate
+	if s.version == Flink118 && s.ha != nil {
+		if s.shut {
+			return u, ErrStoreShutDown
+		}
+		// Now add the new one. If it fails, we don't want to lose existing data.
+		if err := s.ha.AddAndLock(cp.CheckpointID, cp); err != nil {
+			return u, err
+		}
+	}
 	s.checkpoints = append(s.checkpoints, cp)
 	if s.version == Flink1101 {
 		for len(s.checkpoints) > s.maxRetained {
@@ -274,6 +292,11 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 				n--
 				u.Subsumed = append(u.Subsumed, c.CheckpointID)
 				s.subsumed = append(s.subsumed, c)
+				if s.ha != nil {
+					if _, err := s.ha.ReleaseAndTryRemove(c.CheckpointID); err != nil && u.IgnoredError == nil {
+						u.IgnoredError = err
+					}
+				}
 				continue
 			}
 			kept = append(kept, c)
