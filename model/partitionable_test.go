@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/restoresim/restoresim/model/internal/javamap"
 )
 
 // javaRandom is java.util.Random (the 48-bit linear congruential generator), so that a test
@@ -91,12 +93,12 @@ func flinkPartitionableRuns() (runs []partitionableRun, summary [4]int64) {
 				summary[2]++
 			}
 			// namedStatesToOffsets is a HashMap: the handle lists its names in HashMap order.
-			var m javaStringHashMap
+			m := javamap.New(javamap.String)
 			for _, st := range h.States {
-				m.computeIfAbsent(st.Name)
+				m.ComputeIfAbsent(st.Name)
 			}
 			ordered := make([]NamedOperatorState, 0, len(h.States))
-			for _, k := range m.order() {
+			for _, k := range m.Order() {
 				ordered = append(ordered, h.States[k])
 			}
 			h.States = ordered
