@@ -175,7 +175,7 @@ func runPlan(e *env, args []string) int {
 		KeepParallelism: *keep, VertexParallelism: vertexPar})
 	var unknown *savepoint.UnknownOperatorError
 	if errors.As(err, &unknown) {
-		return e.failf("plan", "--vertex %s: %v", vertexGiven[unknown.OperatorID], err)
+		return e.failf("plan", "--vertex %s: %v", excerpt(vertexGiven[unknown.OperatorID], 80), err)
 	}
 	if err != nil {
 		return e.failf("plan", "%s: %v", sp.Path, err)
