@@ -33,6 +33,7 @@ type UnknownOperatorError struct {
 	Job bool
 }
 
+// Error names the operator and where it was looked for.
 func (e *UnknownOperatorError) Error() string {
 	if e.Job {
 		return fmt.Sprintf("operator %v is not an operator of the new job", e.OperatorID)
