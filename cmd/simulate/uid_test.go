@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/restoresim/restoresim/internal/realmeta"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/savepoint"
 )
@@ -292,5 +293,22 @@ func TestInspectDocsNames(t *testing.T) {
 	_, out, errs := runCLI(t, "", "inspect", "--help")
 	if diff := cmp.Diff(want, out+errs); diff != "" {
 		t.Errorf("docs/inspect.md help (-doc +now):\n%s", diff)
+	}
+}
+
+// TestStoredNamesShown: the names and uids a format version 5+ file stores are printed by
+// inspect and plan (text and JSON).
+func TestStoredNamesShown(t *testing.T) {
+	path := filepath.Join(realmeta.Sub(t, "recent"), "new-stateful-broadcast-udf-migration-itcase-flink2.1-hashmap-savepoint.metadata")
+	const want = `operator 1f2b5df5a66154aca61fcb26193792be "Source: Custom Source" uid "CheckpointingSource2": parallelism 1`
+	for _, args := range [][]string{{"inspect", path}, {"plan", path, "--parallelism", "2"}} {
+		_, out, errs := runCLI(t, "", args...)
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: output lacks %q (stderr %q):\n%s", args[0], want, errs, out)
+		}
+	}
+	pl := planJSON(t, 1, path, "--parallelism", "2")
+	if o := pl.Operators[0]; o.Name != "Source: Custom Source" || o.UID != "CheckpointingSource2" {
+		t.Errorf("JSON name %q uid %q", o.Name, o.UID)
 	}
 }
