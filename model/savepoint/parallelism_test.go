@@ -242,3 +242,37 @@ func TestUIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelismChainErrors: one task takes one parallelism; keep needs one old parallelism.
+func TestParallelismChainErrors(t *testing.T) {
+	sp := openReal(t, nonParallelSource)
+	jf := JobFile{Vertices: []JobFileVertex{
+		{Name: "chain", Operators: []JobFileOperator{{ID: ptr(sourceID)}, {ID: ptr(keyedID)}}},
+		{Name: "other", Operators: []JobFileOperator{{ID: ptr(statelessID)}}},
+	}}
+	job, err := jf.Validate(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Flink: model.Flink118, Parallelism: 1, Job: job, KeepParallelism: true},
+			`task "chain": its operators' states ran at parallelisms 1 (operator ` + sourceID + `) and 4 (operator ` + keyedID + `)`},
+		{Options{Flink: model.Flink118, Parallelism: 1, Job: job, VertexParallelism: map[model.OperatorID]int{mustID(t, sourceID): 1, mustID(t, keyedID): 2}},
+			`task "chain" is set to parallelism`},
+		{Options{Flink: model.Flink118, Parallelism: 1, Job: job, VertexParallelism: map[model.OperatorID]int{model.OperatorIDFromUID("x"): 2}},
+			"is not an operator of the new job"},
+	} {
+		_, err := PlanRestore(sp, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	// The same parallelism for two operators of one chain is fine.
+	pl, err := PlanRestore(sp, Options{Flink: model.Flink118, Parallelism: 1, Job: job, VertexParallelism: map[model.OperatorID]int{mustID(t, sourceID): 1, mustID(t, keyedID): 1}})
+	if err != nil || !pl.Restorable || pl.Vertices[0].ParallelismSource != SourceVertex || pl.Vertices[1].ParallelismSource != SourceDefault {
+		t.Errorf("plan %+v, %v", pl, err)
+	}
+}
