@@ -9,7 +9,7 @@
 //	LoadPerKeyGroup, PerSubtask   a key sample (hash, records per distinct key) per key group / subtask
 //	LoadPerSubtask                both at once; Load.RecordPeak, KeyGroupPeak, DistinctKeyPeak, Hotspot
 //	KeyGroupLoads.WorstRecordSkew the worst record skew of a sample over parallelisms 1..N
-//	Advise                        candidate max parallelisms ranked by worst-case skew over 1..N
+//	Advise                        candidate max parallelisms ranked by worst-case skew over L..N
 //
 // All of it follows Flink's KeyGroupRangeAssignment as modelled in package model: subtask i owns
 // key groups ⌈i·M/p⌉ … ⌈(i+1)·M/p⌉−1 (the ceiling formula, SPEC §C.6), so every subtask owns

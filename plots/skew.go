@@ -351,6 +351,12 @@ func (l KeyGroupLoads) WorstRecordSkew(maxParallelism int) (parallelism int, max
 	if err := checkPair(l.MaxParallelism, maxParallelism); err != nil {
 		return 0, 0, err
 	}
+	parallelism, maxOverMean = l.worstRecordSkewOver(1, maxParallelism)
+	return parallelism, maxOverMean, nil
+}
+
+// worstRecordSkewOver is WorstRecordSkew over the parallelisms lo..hi (1 ≤ lo ≤ hi ≤ M).
+func (l KeyGroupLoads) worstRecordSkewOver(lo, hi int) (parallelism int, maxOverMean float64) {
 	m := l.MaxParallelism
 	prefix := make([]int64, m+1)
 	for kg, r := range l.Records {
@@ -358,22 +364,21 @@ func (l KeyGroupLoads) WorstRecordSkew(maxParallelism int) (parallelism int, max
 	}
 	total := prefix[m]
 	if total == 0 {
-		return 1, 0, nil
+		return lo, 0
 	}
-	parallelism, maxOverMean = 1, 1
-	for p := 2; p <= maxParallelism; p++ {
-		var hi int64
+	for p := lo; p <= hi; p++ {
+		var most int64
 		for i := range p {
 			start := (i*m + p - 1) / p
 			end := ((i+1)*m - 1) / p
-			hi = max(hi, prefix[end+1]-prefix[start])
+			most = max(most, prefix[end+1]-prefix[start])
 		}
-		r := float64(hi) * float64(p) / float64(total)
-		if r > maxOverMean {
+		r := float64(most) * float64(p) / float64(total)
+		if p == lo || r > maxOverMean {
 			parallelism, maxOverMean = p, r
 		}
 	}
-	return parallelism, maxOverMean, nil
+	return parallelism, maxOverMean
 }
 
 // DefaultCandidates returns, ascending, the max parallelisms Advise considers by default: the
@@ -391,14 +396,19 @@ func DefaultCandidates() []int {
 
 // AdviseOptions configures Advise.
 type AdviseOptions struct {
-	// MaxExpectedParallelism is N: the job may run at any parallelism 1..N. Required, 1..32768.
+	// MaxExpectedParallelism is N: the job may run at any parallelism L..N. Required, 1..32768.
 	MaxExpectedParallelism int
+	// MinExpectedParallelism is L, the lowest parallelism the job may run at: 1..N, 0 means 1.
+	// Worst cases, means and balanced counts are taken over L..N.
+	MinExpectedParallelism int
 	// Candidates are the max parallelisms to rank (nil: DefaultCandidates()). Those below N are
 	// dropped: Flink cannot run a parallelism above the max parallelism.
 	Candidates []int
 	// Tolerance is the resolution at which worst-case skews are compared: a candidate's
 	// worst-case MaxOverMean is rounded up to the next multiple of Tolerance above 1 (its Step),
-	// and candidates with the same Step are tied, the smaller M first. 0 compares exact values.
+	// and candidates with the same Step are tied, the smaller M first. Exact balance (1) is in
+	// the first step with everything up to 1 + Tolerance: it has no step of its own above it.
+	// 0 compares exact values.
 	Tolerance float64
 	// Keys, when not nil, is a key sample whose worst-case record skew over 1..N is reported
 	// for every candidate (it does not change the ranking).
@@ -414,14 +424,15 @@ type SampleSkew struct {
 // Candidate is one ranked max parallelism.
 type Candidate struct {
 	MaxParallelism int
-	// Worst is the pair (M, p), p in 1..N, with the highest MaxOverMean (the smallest such p).
+	// Worst is the pair (M, p), p in L..N, with the highest MaxOverMean (the smallest such p).
 	Worst Skew
-	// Step is ⌈(Worst.MaxOverMean − 1) / Tolerance⌉ (with 1e-9 slack for rounding), or 0 when
-	// Tolerance is 0. It is the primary ranking key.
+	// Step is ⌈(Worst.MaxOverMean − 1) / Tolerance⌉ (with 1e-9 slack for rounding) but at least
+	// 1, so that exact balance shares the first step, or 0 when Tolerance is 0. It is the
+	// primary ranking key.
 	Step int
-	// Balanced counts the parallelisms in 1..N that divide M (MaxOverMean exactly 1).
+	// Balanced counts the parallelisms in L..N that divide M (MaxOverMean exactly 1).
 	Balanced int
-	// MeanMaxOverMean is the average MaxOverMean over p in 1..N.
+	// MeanMaxOverMean is the average MaxOverMean over p in L..N.
 	MeanMaxOverMean float64
 	// KeyGroupsPerSubtaskAtN is M/N: per-key-group bookkeeping each subtask carries at N.
 	KeyGroupsPerSubtaskAtN float64
@@ -433,7 +444,7 @@ type Candidate struct {
 }
 
 // Advise ranks candidate max parallelisms by the worst key-group skew a job would see at any
-// parallelism 1..N: by Step, then (ties, including every exact tie) by the smaller M, because
+// parallelism L..N: by Step, then (ties, including every exact tie) by the smaller M, because
 // per-key-group overhead grows with M (an 8-byte offset per key group in every keyed-state
 // checkpoint, a state map per key group and state and a timer deduplication map per key group
 // on the heap backend). With Tolerance 0, by the exact worst-case value, then by M.
@@ -444,6 +455,13 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 	}
 	if opts.Tolerance < 0 || math.IsNaN(opts.Tolerance) || math.IsInf(opts.Tolerance, 0) {
 		return nil, fmt.Errorf("tolerance %v must be a finite number ≥ 0", opts.Tolerance)
+	}
+	lo := opts.MinExpectedParallelism
+	if lo == 0 {
+		lo = 1
+	}
+	if lo < 1 || lo > n {
+		return nil, fmt.Errorf("min expected parallelism %d is out of bounds (want 1..%d, the max expected parallelism)", lo, n)
 	}
 	cands := opts.Candidates
 	if cands == nil {
@@ -466,23 +484,20 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 			c.RocksDBPrefixBytes = 2
 		}
 		points = points[:0]
-		for p := 1; p <= n; p++ {
+		for p := lo; p <= n; p++ {
 			points = append(points, keyGroupSkew(m, p))
 		}
 		sum := SummarizeSkew(points)
 		c.Worst, c.Balanced, c.MeanMaxOverMean = sum.Worst, sum.Balanced, sum.MeanMaxOverMean
 		if opts.Tolerance > 0 {
-			c.Step = int(math.Ceil((c.Worst.MaxOverMean-1)/opts.Tolerance - 1e-9))
+			c.Step = max(1, int(math.Ceil((c.Worst.MaxOverMean-1)/opts.Tolerance-1e-9)))
 		}
 		if opts.Keys != nil {
 			kgl, err := LoadPerKeyGroup(opts.Keys, m)
 			if err != nil {
 				return nil, err
 			}
-			p, r, err := kgl.WorstRecordSkew(n)
-			if err != nil {
-				return nil, err
-			}
+			p, r := kgl.worstRecordSkewOver(lo, n)
 			c.Sample = &SampleSkew{Parallelism: p, MaxOverMean: r}
 		}
 		out = append(out, c)

@@ -302,12 +302,18 @@ func TestAdvise(t *testing.T) {
 		tol     float64
 		wantTop int
 	}{
-		{10, 0.05, 2520},  // lcm(1..10): perfectly balanced at every p ≤ 10
-		{6, 0.05, 180},    // 180 = 2²·3²·5 is divisible by 1..6
-		{12, 0.05, 27720}, // only lcm(1..12) is perfect; step 0 beats every positive step
-		{80, 0.05, 1680},  // smallest M with worst ≤ 1.05
-		{80, 0.01, 7560},  // smallest M with worst ≤ 1.01
-		{80, 0, 27720},    // the exact lowest worst case
+		// Exact balance has no step of its own: 2520 = lcm(1..10) ties with 180 (worst 1.022).
+		{10, 0.05, 180},
+		// 180 = 2²·3²·5 divides by 1..6, but 128 (worst 1.03125 at p=6) is in the same step.
+		{6, 0.05, 128},
+		{4, 0.05, 128}, // Flink's default, worst 1.0078 at p=3, keeps its 1-byte RocksDB prefix
+		// Only lcm(1..12) = 27720 is perfect, but 180 (worst ≤ 1.04) is in the same step and
+		// 128 (1.0547 at p=9) one step behind.
+		{12, 0.05, 180},
+		{4, 0, 180},      // exact ranking: perfect balance beats 128's 1.0078
+		{80, 0.05, 1680}, // smallest M with worst ≤ 1.05
+		{80, 0.01, 7560}, // smallest M with worst ≤ 1.01
+		{80, 0, 27720},   // the exact lowest worst case
 		{32768, 0.05, 32768},
 	} {
 		got, err := Advise(AdviseOptions{MaxExpectedParallelism: c.n, Tolerance: c.tol})
@@ -359,6 +365,36 @@ func rangeFreeSkew(m, p int) float64 {
 	return float64(hi*p) / float64(m)
 }
 
+// TestAdviseMinExpectedParallelism: worst cases, means and balanced counts are taken over L..N.
+func TestAdviseMinExpectedParallelism(t *testing.T) {
+	got, err := Advise(AdviseOptions{MaxExpectedParallelism: 12, MinExpectedParallelism: 10, Candidates: []int{128, 180, 27720}, Tolerance: 0.05, Keys: sampleKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got {
+		var points []Skew
+		for p := 10; p <= 12; p++ {
+			points = append(points, Skew{Parallelism: p, MaxOverMean: rangeFreeSkew(c.MaxParallelism, p)})
+		}
+		want := SummarizeSkew(points)
+		if c.Worst.MaxOverMean != want.Worst.MaxOverMean || c.Worst.Parallelism != want.Worst.Parallelism || c.Balanced != want.Balanced {
+			t.Errorf("M=%d: worst %+v balanced %d, want %+v balanced %d", c.MaxParallelism, c.Worst, c.Balanced, want.Worst, want.Balanced)
+		}
+		if c.Sample == nil || c.Sample.Parallelism < 10 || c.Sample.Parallelism > 12 {
+			t.Errorf("M=%d: sample worst %+v outside 10..12", c.MaxParallelism, c.Sample)
+		}
+	}
+	// Over 10..12, 128's worst is 1.03125 (p=11, 12): the first step, and 128 is the smallest.
+	if got[0].MaxParallelism != 128 {
+		t.Errorf("first choice M=%d, want 128", got[0].MaxParallelism)
+	}
+	for _, lo := range []int{-1, 13} {
+		if _, err := Advise(AdviseOptions{MaxExpectedParallelism: 12, MinExpectedParallelism: lo}); err == nil {
+			t.Errorf("min expected parallelism %d accepted", lo)
+		}
+	}
+}
+
 func TestAdviseErrorsAndSample(t *testing.T) {
 	if _, err := Advise(AdviseOptions{MaxExpectedParallelism: 0}); err == nil {
 		t.Error("N=0 accepted")
@@ -401,7 +437,7 @@ func ExampleAdvise() {
 	cands, _ := Advise(AdviseOptions{MaxExpectedParallelism: 10, Tolerance: 0.05})
 	c := cands[0]
 	fmt.Printf("M=%d: worst max/mean %.6f over p=1..10, %d of 10 divide it\n", c.MaxParallelism, c.Worst.MaxOverMean, c.Balanced)
-	// Output: M=2520: worst max/mean 1.000000 over p=1..10, 10 of 10 divide it
+	// Output: M=180: worst max/mean 1.022222 over p=1..10, 8 of 10 divide it
 }
 
 func BenchmarkKeyGroupSkew(b *testing.B) {

@@ -21,6 +21,8 @@ const adviseHelp = `Ranks candidate max parallelisms M (changing M later invalid
 chosen once) by the worst key-group skew a job would see at any parallelism p in 1..N, where N is
 --max-expected-parallelism: worst = max over p of (max key groups per subtask) / (M/p), as in
 'simulate skew'. Candidates below N are dropped (Flink cannot run p > M).
+--min-expected-parallelism L takes the worst case, the mean and the balanced count over p in
+L..N instead (default 1): parallelisms the job never runs at do not count.
 
 Default candidates: the powers of two 128..32768 (Flink's defaults) and the highly composite
 numbers 180..27720 (more divisors than any smaller number: 180, 240, 360, 720, 840, 1260,
@@ -32,14 +34,16 @@ the heap (hashmap) backend one state map per key group and state plus one timer
 deduplication map per key group; RocksDB keys carry a 2-byte key-group prefix once M > 128
 (1 byte up to 128). So worst cases are compared in steps of --tolerance (default 0.05, i.e.
 5 percentage points): each is rounded up to the next multiple of the tolerance above 1 (the
-"within" column, e.g. <=1.05), and within a step the smaller M ranks first; the first choice
-is thus the smallest candidate as good as the best one at that resolution. --tolerance 0 ranks
+"within" column, e.g. <=1.05; exact balance is in the first step, not a step of its own), and
+within a step the smaller M ranks first; the first choice is thus the smallest candidate as
+good as the best one at that resolution (Flink's default 128 stays first unless a candidate
+beats it by a step). --tolerance 0 ranks
 on the exact values (exact ties: smaller M first). The table shows the step bound, the exact
-worst case (6 decimals, printf %.6f), the p where it occurs, how many p in 1..N divide M (perfect balance), the mean over 1..N, M/N key groups
+worst case (6 decimals, printf %.6f), the p where it occurs, how many p in L..N divide M (perfect balance), the mean over L..N, M/N key groups
 per subtask at N and the RocksDB prefix bytes. The last line is the recommendation and why.
 
 With --keys FILE (same format and flags as 'simulate skew --keys': --key-type, --weights) it
-also reports, per candidate, the worst record skew of the sample over p in 1..N (max records
+also reports, per candidate, the worst record skew of the sample over p in L..N (max records
 per subtask / mean) and where it occurs; this does not change the ranking (it is the same
 hashing at every M, so it mostly reflects the sample's own key skew).
 
@@ -49,9 +53,11 @@ hashing at every M, so it mostly reflects the sample's own key skew).
   (+ sample_worst_max_over_mean,sample_worst_parallelism with --keys)`
 
 func runAdvise(e *env, args []string) int {
-	fs := newFlags("advise", "advise --max-expected-parallelism N [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
+	fs := newFlags("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
 	var n optInt
 	fs.Var(&n, "max-expected-parallelism", "the highest parallelism `N` the job may ever run at (1..32768)")
+	var lo optInt
+	fs.Var(&lo, "min-expected-parallelism", "the lowest parallelism `L` the job may run at (1..N, default 1)")
 	candList := fs.String("candidates", "", "candidate max parallelisms `LIST` (default: powers of two and highly composite numbers, see above)")
 	tol := fs.Float64("tolerance", 0.05, "compare worst-case skews in steps of `T` (0: exact)")
 	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
@@ -71,10 +77,13 @@ func runAdvise(e *env, args []string) int {
 	if err := model.CheckParallelismPreconditions(n.v); err != nil {
 		return e.failf("advise", "--max-expected-parallelism %d is out of bounds (want 1..%d)", n.v, model.UpperBoundMaxParallelism)
 	}
+	if lo.set && (lo.v < 1 || lo.v > n.v) {
+		return e.failf("advise", "--min-expected-parallelism %d is out of bounds (want 1..%d, the max expected parallelism)", lo.v, n.v)
+	}
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) || *tol >= 1 {
 		return e.failf("advise", "--tolerance %v: want a number in [0, 1), e.g. 0.01", *tol)
 	}
-	opts := plots.AdviseOptions{MaxExpectedParallelism: n.v, Tolerance: *tol}
+	opts := plots.AdviseOptions{MaxExpectedParallelism: n.v, MinExpectedParallelism: lo.v, Tolerance: *tol}
 	if *candList != "" {
 		cs, err := parseIntList("--candidates", *candList)
 		if err != nil {
@@ -123,7 +132,11 @@ func writeAdviseCSV(w io.Writer, cands []plots.Candidate, sample bool) {
 
 func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOptions, ks keySample) {
 	n := opts.MaxExpectedParallelism
-	fmt.Fprintf(w, "max expected parallelism N=%d: worst max/mean key groups per subtask over p=1..%d", n, n)
+	if opts.MinExpectedParallelism > 1 {
+		fmt.Fprintf(w, "expected parallelism L=%d..N=%d: worst max/mean key groups per subtask over p=%s", opts.MinExpectedParallelism, n, adviseRange(opts))
+	} else {
+		fmt.Fprintf(w, "max expected parallelism N=%d: worst max/mean key groups per subtask over p=%s", n, adviseRange(opts))
+	}
 	if opts.Tolerance > 0 {
 		fmt.Fprintf(w, ", compared in steps of %s", strconv.FormatFloat(opts.Tolerance, 'f', -1, 64))
 	}
@@ -169,10 +182,15 @@ func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOp
 	fmt.Fprintln(w, recommendation(cands, opts))
 }
 
+// adviseRange is the parallelisms advise ranks over, "L..N".
+func adviseRange(opts plots.AdviseOptions) string {
+	return fmt.Sprintf("%d..%d", max(1, opts.MinExpectedParallelism), opts.MaxExpectedParallelism)
+}
+
 // recommendation explains the first choice: lowest worst case, or the smallest M within the
 // same tolerance step as the lowest.
 func recommendation(cands []plots.Candidate, opts plots.AdviseOptions) string {
-	n := opts.MaxExpectedParallelism
+	rng := adviseRange(opts)
 	first := cands[0]
 	lowest := first
 	for _, c := range cands {
@@ -184,14 +202,14 @@ func recommendation(cands []plots.Candidate, opts plots.AdviseOptions) string {
 	fmt.Fprintf(&b, "recommendation: M=%d because ", first.MaxParallelism)
 	switch {
 	case first.Worst.MaxOverMean == 1:
-		fmt.Fprintf(&b, "every parallelism 1..%d divides it, so every subtask always gets the same number of key groups (max/mean 1.000000), and no smaller candidate does", n)
+		fmt.Fprintf(&b, "every parallelism %s divides it, so every subtask always gets the same number of key groups (max/mean 1.000000), and no smaller candidate does", rng)
 	case lowest.MaxParallelism == first.MaxParallelism:
-		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=1..%d is %s (at p=%d), the lowest of all candidates", n, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism)
+		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=%s is %s (at p=%d), the lowest of all candidates", rng, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism)
 	default:
-		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=1..%d is %s (at p=%d), in the same %s step as the lowest (M=%d: %s), with %s× fewer key groups to pay overhead for",
-			n, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism, strconv.FormatFloat(opts.Tolerance, 'f', -1, 64),
+		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=%s is %s (at p=%d), in the same %s step as the lowest (M=%d: %s), with %s× fewer key groups to pay overhead for",
+			rng, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism, strconv.FormatFloat(opts.Tolerance, 'f', -1, 64),
 			lowest.MaxParallelism, ffmt(lowest.Worst.MaxOverMean), strconv.FormatFloat(float64(lowest.MaxParallelism)/float64(first.MaxParallelism), 'f', 1, 64))
 	}
-	fmt.Fprintf(&b, "; %d of the parallelisms 1..%d divide it evenly", first.Balanced, n)
+	fmt.Fprintf(&b, "; %d of the parallelisms %s divide it evenly", first.Balanced, rng)
 	return b.String()
 }

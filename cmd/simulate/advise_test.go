@@ -31,7 +31,14 @@ func TestAdviseRecommendations(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-expected-parallelism", "10"}, "recommendation: M=2520 because every parallelism 1..10 divides it"},
+		// Exact balance has no step of its own (issue 17): the tolerance decides.
+		{[]string{"--max-expected-parallelism", "10"}, "recommendation: M=180 because its worst max/mean key groups per subtask over p=1..10 is 1.022222 (at p=8), in the same 0.05 step as the lowest (M=2520: 1.000000)"},
+		{[]string{"--max-expected-parallelism", "12"}, "recommendation: M=180 because its worst max/mean key groups per subtask over p=1..12 is 1.038889 (at p=11), in the same 0.05 step as the lowest (M=27720: 1.000000)"},
+		{[]string{"--max-expected-parallelism", "4"}, "recommendation: M=128 because its worst max/mean key groups per subtask over p=1..4 is 1.007812 (at p=3), in the same 0.05 step as the lowest (M=180: 1.000000)"},
+		{[]string{"--max-expected-parallelism", "4", "--tolerance", "0"}, "recommendation: M=180 because every parallelism 1..4 divides it"},
+		{[]string{"--max-expected-parallelism", "12", "--min-expected-parallelism", "10"}, "expected parallelism L=10..N=12: worst max/mean key groups per subtask over p=10..12, compared in steps of 0.05"},
+		{[]string{"--max-expected-parallelism", "12", "--min-expected-parallelism", "10"}, "recommendation: M=128 because its worst max/mean key groups per subtask over p=10..12 is 1.031250 (at p=11)"},
+		{[]string{"--max-expected-parallelism", "12", "--min-expected-parallelism", "12", "--tolerance", "0", "--candidates", "180,360"}, "recommendation: M=180 because every parallelism 12..12 divides it"},
 		{[]string{"--max-expected-parallelism", "300", "--tolerance", "0"}, "recommendation: M=32768 because its worst max/mean key groups per subtask over p=1..300 is 1.008301 (at p=280), the lowest of all candidates"},
 		{[]string{"--max-expected-parallelism", "200", "--candidates", "128,256,720"}, "recommendation: M=720"},
 		{[]string{"--max-expected-parallelism", "200", "--candidates", "128,256,720"}, "dropped (below N=200): 128"},
@@ -76,6 +83,9 @@ func TestAdviseBadInput(t *testing.T) {
 		{"no candidate max parallelism is ≥ the max expected parallelism 500", []string{"--max-expected-parallelism", "500", "--candidates", "128,256"}},
 		{`"9..1" is an empty range`, []string{"--max-expected-parallelism", "5", "--candidates", "9..1"}},
 		{"--tolerance -1", []string{"--max-expected-parallelism", "5", "--tolerance", "-1"}},
+		{"--min-expected-parallelism 6 is out of bounds (want 1..5", []string{"--max-expected-parallelism", "5", "--min-expected-parallelism", "6"}},
+		{"--min-expected-parallelism 0 is out of bounds", []string{"--max-expected-parallelism", "5", "--min-expected-parallelism", "0"}},
+		{`invalid value "x" for flag -min-expected-parallelism`, []string{"--max-expected-parallelism", "5", "--min-expected-parallelism", "x"}},
 		{"need --keys", []string{"--max-expected-parallelism", "5", "--key-type", "int"}},
 		{"no such file", []string{"--max-expected-parallelism", "5", "--keys", "/nonexistent/keys", "--key-type", "int"}},
 	} {

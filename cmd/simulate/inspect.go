@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -16,14 +17,21 @@ func init() {
 }
 
 func runInspect(e *env, args []string) int {
-	fset := newFlags("inspect", "inspect PATH [--format text|json]",
+	fset := newFlags("inspect", "inspect PATH [--format text|json] [--uid NAME]... [--uids FILE]",
 		`Decodes a Flink checkpoint/savepoint metadata file (format versions 2 to 7: Flink 1.3 to 2.x)
 and prints it. PATH is the _metadata file or a checkpoint directory holding one (any existing file
 is taken as the metadata file). The text form is a tree with state sizes per operator, subtask,
 handle and key group; the JSON form lists every operator and subtask with its operator-state
 names, modes and offsets and its keyed-state handles. A damaged file is reported on one line
-naming the byte offset and the field; format version 1 (Flink 1.2) is refused.`)
+naming the byte offset and the field; format version 1 (Flink 1.2) is refused.
+
+Operators print with the name and uid the file stores (format version 5+). --uid NAME
+(repeatable) and --uids FILE (the uid,operator_id lines of 'simulate uid', or one uid per line)
+name the operators whose ID is the hash of a uid (JSON: "uid"); uids that match no operator are
+ignored.`)
 	format := fset.String("format", "text", "output format: text or json")
+	var uf uidFlags
+	uf.register(fset)
 	pos, done, code := e.parseFlags(fset, args)
 	if done {
 		return code
@@ -34,11 +42,19 @@ naming the byte offset and the field; format version 1 (Flink 1.2) is refused.`)
 	if len(pos) != 1 {
 		return e.failf("inspect", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))
 	}
+	if slices.Contains(uf.files, stdinName) && pos[0] == stdinName {
+		return e.failf("inspect", "--uids - and PATH - both read stdin: give one of them as a file")
+	}
+	uids, err := uf.load(e)
+	if err != nil {
+		return e.failf("inspect", "%v", err)
+	}
 	sp, err := openSavepoint(e, pos[0])
 	if err != nil {
 		return e.failf("inspect", "%v", err)
 	}
 	path, f := sp.Path, sp.File
+	uids.Label(f)
 	var out bytes.Buffer
 	if *format == "json" {
 		b, err := json.MarshalIndent(savepoint.Summarize(f), "", "  ")

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
@@ -59,14 +61,39 @@ Operator-state entries likewise run to the next offset of their handle. In-fligh
 at a changed parallelism is not planned (Flink redistributes it with the job's partitioners,
 which the model does not have); the operator says so in "notes".
 
+Parallelism per task: --parallelism P is the default; --keep-parallelism keeps every task at
+the old parallelism of the state it takes (with --job: every vertex whose parallelism the file
+does not give); --vertex ID=P (repeatable; ID a 32-hex operator ID or uid:NAME) sets the task
+holding that operator, and wins over both and over the job file. Each task's parallelism and its
+source ("default", "job", "keep" or "vertex") are in "vertices" and in each operator's
+"parallelism_source"; the text marks an operator "(kept)" or "(--vertex)".
+
+What would work: for a refused operator, "max_restorable_parallelism" is the highest parallelism
+of its task that its checks accept (null when none does) and "fix" says what would restore it in
+words; the top-level "max_restorable_parallelism" (text: "max restorable parallelism:") is the
+largest --parallelism at which the whole restore succeeds, the other tasks as planned (null, or
+"none", when no P does; absent from the text when no task follows --parallelism). Every answer
+is checked by running the restore path again. With --allow-non-restored-state, the state of
+operators the new job does not have is dropped: the "restore: OK" line says how many operators
+and bytes ("dropped_operators", "dropped_state_bytes").
+
+Names: operators print with the name and uid the file stores (format version 5+); --uid NAME
+(repeatable) and --uids FILE (the uid,operator_id lines of 'simulate uid', or one uid per line)
+name the operators whose ID is the hash of a uid. Uids that match no operator are ignored.
+
 --out FILE.png|.svg draws the state bytes each new subtask receives, per operator.
 
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := newFlags("plan", "plan PATH --parallelism P [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--format text|json] [--out FILE.png|.svg]", planHelp)
+	fset := newFlags("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
 	var par optInt
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
+	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
+	var vertexFlags stringList
+	fset.Var(&vertexFlags, "vertex", "set the parallelism of the task holding operator `ID=P` (ID: 32 hex digits or uid:NAME; repeatable)")
+	var uf uidFlags
+	uf.register(fset)
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", "1.18", "the Flink version whose restore path runs: 1.18 or 1.10.1")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
@@ -86,8 +113,12 @@ func runPlan(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.failf("plan", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))
 	}
-	if !par.set && *jobPath == "" {
+	if !par.set && *jobPath == "" && !*keep && len(vertexFlags) == 0 {
 		return e.failf("plan", "--parallelism P is required (or --job FILE giving every vertex's parallelism)")
+	}
+	vertexPar, vertexGiven, err := parseVertexFlags(vertexFlags)
+	if err != nil {
+		return e.failf("plan", "%v", err)
 	}
 	if par.set {
 		if err := model.CheckParallelismPreconditions(par.v); err != nil {
@@ -102,13 +133,31 @@ func runPlan(e *env, args []string) int {
 	if *jobPath == stdinName && pos[0] == stdinName {
 		return e.failf("plan", "--job - and PATH - both read stdin: give one of them as a file")
 	}
+	if slices.Contains(uf.files, stdinName) && (pos[0] == stdinName || *jobPath == stdinName) {
+		return e.failf("plan", "--uids - and another input both read stdin: give one of them as a file")
+	}
+	uids, err := uf.load(e)
+	if err != nil {
+		return e.failf("plan", "%v", err)
+	}
+	for _, g := range vertexFlags {
+		if name, ok := strings.CutPrefix(g[:strings.LastIndex(g, "=")], "uid:"); ok {
+			_ = uids.Add(name) // not empty: parseVertexFlags checked it
+		}
+	}
 	var job []savepoint.Vertex
 	if *jobPath != "" {
 		b, err := readInput(e, *jobPath, maxJobFileBytes)
 		if err != nil {
 			return e.failf("plan", "--job: %v", err)
 		}
-		job, err = parseJobFile(*jobPath, b, par.v)
+		def := par.v
+		if !par.set && *keep {
+			// A placeholder for the vertices that give no parallelism: --keep-parallelism
+			// replaces it, and PlanRestore refuses a vertex it cannot keep (no state).
+			def = 1
+		}
+		job, err = parseJobFile(*jobPath, b, def)
 		if err != nil {
 			return e.failf("plan", "--job %s: %v", *jobPath, err)
 		}
@@ -119,7 +168,15 @@ func runPlan(e *env, args []string) int {
 		// which Flink 1.4 and later refuse) is a refusal, not bad input: it is planned.
 		return e.failf("plan", "%v", err)
 	}
-	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.v, Job: job, AllowNonRestoredState: *allow})
+	if sp.File != nil {
+		uids.Label(sp.File)
+	}
+	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.v, Job: job, AllowNonRestoredState: *allow,
+		KeepParallelism: *keep, VertexParallelism: vertexPar})
+	var unknown *savepoint.UnknownOperatorError
+	if errors.As(err, &unknown) {
+		return e.failf("plan", "--vertex %s: %v", excerpt(vertexGiven[unknown.OperatorID], 80), err)
+	}
 	if err != nil {
 		return e.failf("plan", "%s: %v", sp.Path, err)
 	}
@@ -161,6 +218,46 @@ func openSavepoint(e *env, p string) (*savepoint.Savepoint, error) {
 	return savepoint.Open(os.DirFS("/"), filepath.ToSlash(abs), p)
 }
 
+// parseVertexFlags reads the --vertex ID=P flags: the parallelism per operator ID, and each ID
+// as given (for errors).
+func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorID]string, error) {
+	if len(l) == 0 {
+		return nil, nil, nil
+	}
+	par, given := map[model.OperatorID]int{}, map[model.OperatorID]string{}
+	for _, g := range l {
+		i := strings.LastIndex(g, "=")
+		if i < 0 {
+			return nil, nil, fmt.Errorf("--vertex %s: want ID=P (ID: 32 hex digits or uid:NAME)", excerpt(g, 80))
+		}
+		idText, pText := g[:i], g[i+1:]
+		var id model.OperatorID
+		if name, ok := strings.CutPrefix(idText, "uid:"); ok {
+			if name == "" {
+				return nil, nil, fmt.Errorf("--vertex %s: empty uid", excerpt(g, 80))
+			}
+			id = model.OperatorIDFromUID(name)
+		} else {
+			var err error
+			if id, err = model.ParseOperatorID(idText); err != nil || len(idText) != 32 {
+				return nil, nil, fmt.Errorf("--vertex %s: %s is not an operator ID (want 32 hex digits or uid:NAME)", excerpt(g, 80), excerpt(idText, 40))
+			}
+		}
+		p, err := strconv.Atoi(pText)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--vertex %s: parallelism %s is not an integer", excerpt(g, 80), excerpt(pText, 20))
+		}
+		if err := model.CheckParallelismPreconditions(p); err != nil {
+			return nil, nil, fmt.Errorf("--vertex %s: parallelism %d is out of bounds (want 1..%d)", excerpt(g, 80), p, model.UpperBoundMaxParallelism)
+		}
+		if prev, dup := given[id]; dup {
+			return nil, nil, fmt.Errorf("--vertex %s: operator %v is also set by --vertex %s", excerpt(g, 80), id, excerpt(prev, 80))
+		}
+		par[id], given[id] = p, g
+	}
+	return par, given, nil
+}
+
 // Text form.
 
 func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
@@ -171,15 +268,43 @@ func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
 			target = fmt.Sprintf("the --job (default parallelism %d)", *pl.NewParallelism)
 		}
 	}
+	switch {
+	case pl.KeepParallelism && pl.Job:
+		target += ", old parallelisms kept (--keep-parallelism)"
+	case pl.KeepParallelism:
+		target = "the old parallelisms (--keep-parallelism)"
+	}
+	set, follow := 0, false
+	for _, v := range pl.Vertices {
+		set += b2i(v.ParallelismSource == savepoint.SourceVertex)
+		follow = follow || v.ParallelismSource == savepoint.SourceDefault
+	}
+	if set > 0 {
+		target += fmt.Sprintf(", %d %s set by --vertex", set, planNoun(set, "task", "tasks"))
+	}
 	fmt.Fprintf(w, "%s: format version %d, checkpoint %d; Flink %s restore into %s\n", pl.Path, pl.FormatVersion, pl.CheckpointID, pl.Flink, target)
 	if pl.Restorable {
-		fmt.Fprintln(w, "restore: OK")
+		if pl.DroppedOperators > 0 {
+			fmt.Fprintf(w, "restore: OK, DROPPING the state of %d %s (%d bytes) (--allow-non-restored-state)\n", pl.DroppedOperators, planNoun(pl.DroppedOperators, "operator", "operators"), pl.DroppedStateBytes)
+		} else {
+			fmt.Fprintln(w, "restore: OK")
+		}
 	} else {
 		op := ""
 		if pl.OperatorID != nil {
 			op = ", operator " + *pl.OperatorID
 		}
 		fmt.Fprintf(w, "restore: REFUSED (check %s%s): %s\n", *pl.Check, op, *pl.Error)
+		if pl.DroppedOperators > 0 {
+			fmt.Fprintf(w, "restore also DROPS the state of %d %s (%d bytes) (--allow-non-restored-state)\n", pl.DroppedOperators, planNoun(pl.DroppedOperators, "operator", "operators"), pl.DroppedStateBytes)
+		}
+	}
+	if follow {
+		if m := pl.MaxRestorableParallelism; m != nil {
+			fmt.Fprintf(w, "max restorable parallelism: %d (the largest --parallelism at which the whole restore succeeds)\n", *m)
+		} else {
+			fmt.Fprintln(w, "max restorable parallelism: none (no --parallelism makes the whole restore succeed)")
+		}
 	}
 	for _, o := range pl.Operators {
 		fmt.Fprintf(w, "operator %s", o.OperatorID)
@@ -195,7 +320,14 @@ func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
 		case "dropped":
 			fmt.Fprintf(w, ": parallelism %d, max parallelism %d: dropped\n", o.OldParallelism, o.MaxParallelism)
 		default:
-			fmt.Fprintf(w, ": parallelism %d -> %d, max parallelism %d", o.OldParallelism, o.Parallelism, o.MaxParallelism)
+			fmt.Fprintf(w, ": parallelism %d -> %d", o.OldParallelism, o.Parallelism)
+			switch o.ParallelismSource {
+			case savepoint.SourceKeep:
+				fmt.Fprint(w, " (kept)")
+			case savepoint.SourceVertex:
+				fmt.Fprint(w, " (--vertex)")
+			}
+			fmt.Fprintf(w, ", max parallelism %d", o.MaxParallelism)
 			if o.NewMaxParallelism != o.MaxParallelism {
 				fmt.Fprintf(w, " (task runs with %d)", o.NewMaxParallelism)
 			}
@@ -203,6 +335,16 @@ func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
 		}
 		for _, n := range o.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+		if o.Status == "refused" {
+			m := "none"
+			if o.MaxRestorableParallelism != nil {
+				m = strconv.Itoa(*o.MaxRestorableParallelism)
+			}
+			fmt.Fprintf(w, "  max restorable parallelism: %s; fix: %s\n", m, o.Fix)
+		}
+		if o.DroppedStateBytes > 0 {
+			fmt.Fprintf(w, "  DROPPED: %d state bytes\n", o.DroppedStateBytes)
 		}
 		for _, s := range o.Subtasks {
 			fmt.Fprintf(w, "  subtask %d: key groups %d..%d", s.Index, s.KeyGroups[0], s.KeyGroups[1])
@@ -258,6 +400,20 @@ func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
 		}
 		fmt.Fprintf(w, " in task %q: no state, starts empty\n", n.Vertex)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func planNoun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // pairsText prints pairs as [old:idx ...], eliding the middle of long lists.

@@ -9,7 +9,13 @@
 // every operator judged, the first refusal in Flink's order (a typed *model.RefusalError with
 // its check and operator), and for every new subtask the key groups, the old handles it
 // receives and their bytes. A JobFile describes the new job (its decoding from YAML or JSON is
-// the caller's).
+// the caller's). Options set a parallelism per task (KeepParallelism, VertexParallelism; each
+// task's ParallelismSource is in RestorePlan.Vertices), and a refused plan says what would work:
+// per refused operator the highest parallelism its checks accept and the fix in words, and the
+// largest default parallelism at which the whole restore succeeds, each checked by running the
+// restore path again. UIDs name the operators of a file that stores no uid (the operator ID is
+// the hash of the uid, model.OperatorIDFromUID); ReadUIDs and UIDLine read and write the
+// uid,operator_id lines of `simulate uid`.
 //
 // The package is pure: it reads only through the io/fs.FS it is given, and prints nothing.
 package savepoint

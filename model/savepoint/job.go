@@ -46,6 +46,9 @@ type Vertex struct {
 	// Labels names each chain position (model order, tail first) as the user gave it: the
 	// operator's name, "uid <uid>", or "".
 	Labels []string
+	// ParallelismSource says where Parallelism comes from: SourceJob when the job file gives
+	// it, SourceDefault when it is the default parallelism ("" counts as SourceJob).
+	ParallelismSource ParallelismSource
 }
 
 // Validate validates the job and gives its vertices, operators in Flink's order (tail first).
@@ -72,9 +75,9 @@ func (jf *JobFile) Validate(defaultParallelism int) ([]Vertex, error) {
 		names[v.Name] = i
 		switch {
 		case jv.Parallelism != nil:
-			v.Parallelism = *jv.Parallelism
+			v.Parallelism, v.ParallelismSource = *jv.Parallelism, SourceJob
 		case defaultParallelism > 0:
-			v.Parallelism = defaultParallelism
+			v.Parallelism, v.ParallelismSource = defaultParallelism, SourceDefault
 		default:
 			return nil, fmt.Errorf("%s.parallelism: missing (give it, or --parallelism P as the job's default)", at)
 		}
@@ -174,7 +177,7 @@ func DefaultVertices(f *metadata.File, p int) []Vertex {
 			name = op.Name + " (" + op.ID.String() + ")"
 		}
 		out[i] = Vertex{JobVertex: model.JobVertex{Name: name, Operators: []model.JobOperator{{ID: op.ID}},
-			Parallelism: p, MaxParallelism: m}, Labels: []string{op.UID}}
+			Parallelism: p, MaxParallelism: m}, Labels: []string{op.UID}, ParallelismSource: SourceDefault}
 	}
 	return out
 }

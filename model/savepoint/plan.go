@@ -39,6 +39,21 @@ type RestorePlan struct {
 	NewOps     []NewOperator  `json:"new_operators"`
 	// Refusal is the first refusal (nil when none); Error, Check and OperatorID render it.
 	Refusal *model.RefusalError `json:"-"`
+	// KeepParallelism is Options.KeepParallelism.
+	KeepParallelism bool `json:"keep_parallelism"`
+	// Vertices are the tasks of the new job, with each one's parallelism and its source.
+	Vertices []VertexPlan `json:"vertices"`
+	// MaxRestorableParallelism is the largest parallelism P (1..32768) that, given to every
+	// task following the default parallelism (source "default"), makes the whole restore
+	// succeed, the other tasks as planned; null when no P does, when no task follows the
+	// default, or when the file cannot be read at all.
+	MaxRestorableParallelism *int `json:"max_restorable_parallelism"`
+	// DroppedOperators and DroppedStateBytes count the operator states that hold state and
+	// that the restore skips because no operator of the new job has their ID
+	// (AllowNonRestoredState): their state bytes (keyed, operator, coordinator and channel
+	// state) are lost.
+	DroppedOperators  int   `json:"dropped_operators"`
+	DroppedStateBytes int64 `json:"dropped_state_bytes"`
 }
 
 // OperatorPlan is what happens to one operator state of the checkpoint (metadata order).
@@ -66,6 +81,20 @@ type OperatorPlan struct {
 	Subtasks          []SubtaskPlan `json:"subtasks"`
 	// Refusal is the refusal of this operator (nil when valid).
 	Refusal *model.RefusalError `json:"-"`
+	// ParallelismSource is the parallelism source of the task that takes (or, refused, would
+	// take) the state; absent when no task has the operator.
+	ParallelismSource ParallelismSource `json:"parallelism_source,omitempty"`
+	// MaxRestorableParallelism, for a refused operator, is the highest parallelism of its
+	// task that its checks accept (the rest of the job as planned); null when none does, and
+	// for operators that are not refused.
+	MaxRestorableParallelism *int `json:"max_restorable_parallelism"`
+	// Fix, for a refused operator, says in words what would restore it, e.g. "keep it at 1
+	// (...)" or "add --allow-non-restored-state: drops N bytes of keyed state of ..."; empty
+	// for operators that are not refused.
+	Fix string `json:"fix,omitempty"`
+	// DroppedStateBytes is the state an operator the restore skips (status "dropped" under
+	// AllowNonRestoredState) loses: keyed, operator, coordinator and channel state.
+	DroppedStateBytes int64 `json:"dropped_state_bytes"`
 }
 
 // SubtaskPlan is what one new subtask of an operator receives.
@@ -119,8 +148,21 @@ type Options struct {
 	// Flink is the Flink version whose restore path runs.
 	Flink model.FlinkVersion
 	// Parallelism is the new parallelism without Job, and Job's default parallelism (already
-	// applied by JobFile.Validate) with it; 0 when not given (then Job is required).
+	// applied by JobFile.Validate) with it; 0 when not given (then Job, KeepParallelism or
+	// VertexParallelism must give every task one).
 	Parallelism int
+	// KeepParallelism keeps every task at its old parallelism: without Job each operator's task
+	// runs at its state's parallelism; with Job, each vertex whose parallelism is the default
+	// (ParallelismSource SourceDefault) runs at the old parallelism of the states its operators
+	// take (a vertex without state keeps the default). Operators whose states ran at
+	// different parallelisms in one vertex are an error.
+	KeepParallelism bool
+	// VertexParallelism sets the parallelism of the task holding an operator, by operator ID
+	// (without Job the ID of an operator state of the checkpoint; with Job a generated or
+	// user-defined ID of the job), overriding KeepParallelism, the job file and Parallelism.
+	// An ID no task holds is an *UnknownOperatorError; a parallelism outside 1..32768, above
+	// a configured max parallelism, or two different ones for one task are errors.
+	VertexParallelism map[model.OperatorID]int
 	// Job is the new job; nil means DefaultVertices(file, Parallelism): every operator its own
 	// task whose max parallelism is not configured.
 	Job []Vertex
@@ -137,7 +179,7 @@ type Options struct {
 // A Savepoint without File (a format version no modelled Flink reads) gives a plan refused by
 // the check metadata-version, with no operators.
 func PlanRestore(sp *Savepoint, opts Options) (*RestorePlan, error) {
-	if opts.Parallelism == 0 && opts.Job == nil {
+	if opts.Parallelism == 0 && opts.Job == nil && !opts.KeepParallelism && len(opts.VertexParallelism) == 0 {
 		return nil, errors.New("no parallelism and no job: give one")
 	}
 	if opts.Parallelism != 0 {
@@ -160,7 +202,8 @@ func unreadablePlan(sp *Savepoint, opts Options) *RestorePlan {
 	rf := &model.RefusalError{Check: model.CheckMetadataVersion, Err: err}
 	msg, check := err.Error(), rf.Check
 	pl := &RestorePlan{Path: sp.Path, Flink: opts.Flink.String(), FormatVersion: sp.FormatVersion, Job: opts.Job != nil,
-		Error: &msg, Check: &check, Refusal: rf, Operators: []OperatorPlan{}, NewOps: []NewOperator{}}
+		Error: &msg, Check: &check, Refusal: rf, Operators: []OperatorPlan{}, NewOps: []NewOperator{},
+		KeepParallelism: opts.KeepParallelism, Vertices: []VertexPlan{}}
 	if opts.Parallelism > 0 {
 		p := opts.Parallelism
 		pl.NewParallelism = &p
@@ -176,12 +219,14 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 	if vertices == nil {
 		vertices = DefaultVertices(sp.File, opts.Parallelism)
 	}
-	jobVertices := make([]model.JobVertex, len(vertices))
-	for i := range vertices {
-		jobVertices[i] = vertices[i].JobVertex
+	vertices, err := resolveParallelism(sp.File, vertices, opts)
+	if err != nil {
+		return nil, err
 	}
+	jobVertices := jobVerticesOf(vertices)
 	out := &RestorePlan{Path: sp.Path, Flink: v.String(), FormatVersion: sp.File.Version, CheckpointID: md.CheckpointID,
-		Job: opts.Job != nil, Restorable: true, Operators: []OperatorPlan{}, NewOps: []NewOperator{}}
+		Job: opts.Job != nil, Restorable: true, Operators: []OperatorPlan{}, NewOps: []NewOperator{},
+		KeepParallelism: opts.KeepParallelism, Vertices: vertexPlans(vertices)}
 	if opts.Parallelism > 0 {
 		p := opts.Parallelism
 		out.NewParallelism = &p
@@ -279,6 +324,9 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 		if r := opErr[i]; r != nil {
 			msg, check := r.Error(), r.Check
 			po.Valid, po.Error, po.Check, po.Status, po.Refusal = false, &msg, &check, "refused", r
+			if vi := vertexHolding(vertices, os.OperatorID); vi >= 0 {
+				po.ParallelismSource = sourceOf(&vertices[vi])
+			}
 			out.Operators = append(out.Operators, po)
 			continue
 		}
@@ -288,6 +336,11 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			switch {
 			case !accepted[os.OperatorID] && opts.AllowNonRestoredState:
 				po.Notes = append(po.Notes, "no operator of the new job has this ID; skipped (--allow-non-restored-state)")
+				if b := stateBytesOf(fo); b.total() > 0 {
+					po.DroppedStateBytes = b.total()
+					out.DroppedOperators++
+					out.DroppedStateBytes += b.total()
+				}
 			case !accepted[os.OperatorID]:
 				po.Notes = append(po.Notes, "no operator of the new job has this ID; Flink skips it because it holds no state")
 			default:
@@ -300,6 +353,7 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 		va := &asg.Vertices[at.vertex]
 		name, k := vx.Name, at.k
 		po.Vertex, po.ChainPosition = &name, &k
+		po.ParallelismSource = sourceOf(vx)
 		po.Parallelism, po.NewMaxParallelism = va.Parallelism, va.MaxParallelism
 		if va.Adopted {
 			po.Notes = append(po.Notes, fmt.Sprintf("the task's max parallelism %d is adopted from the restored state (it was not configured; default %d)", va.MaxParallelism, vx.MaxParallelism))
@@ -366,7 +420,30 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 		}
 		out.Operators = append(out.Operators, po)
 	}
+	if err := whatWouldWork(out, sp.File, opts, sp.Pointer, md, vertices, opErr); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// jobVerticesOf gives the model's job vertices of vertices.
+func jobVerticesOf(vertices []Vertex) []model.JobVertex {
+	out := make([]model.JobVertex, len(vertices))
+	for i := range vertices {
+		out[i] = vertices[i].JobVertex
+	}
+	return out
+}
+
+// vertexHolding gives the index of the vertex with an operator whose generated or
+// user-defined ID is id, or -1.
+func vertexHolding(vertices []Vertex, id model.OperatorID) int {
+	for i := range vertices {
+		if vertices[i].holds(id) {
+			return i
+		}
+	}
+	return -1
 }
 
 // planRun is the outcome of runRestore.
