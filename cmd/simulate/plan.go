@@ -116,6 +116,9 @@ func runPlan(e *env, args []string) int {
 	if !par.set && *jobPath == "" && !*keep && len(vertexFlags) == 0 {
 		return e.failf("plan", "--parallelism P is required (or --job FILE giving every vertex's parallelism)")
 	}
+	if par.set && *keep && *jobPath == "" {
+		return e.failf("plan", "--parallelism and --keep-parallelism: without --job every task keeps its parallelism, so --parallelism would apply to none (give one of them)")
+	}
 	vertexPar, vertexGiven, err := parseVertexFlags(vertexFlags)
 	if err != nil {
 		return e.failf("plan", "%v", err)

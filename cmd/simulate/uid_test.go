@@ -210,6 +210,7 @@ func TestPlanInspectUIDBadInput(t *testing.T) {
 		{`--vertex "uid:nope=2": operator ` + model.OperatorIDFromUID("nope").String() + " is not an operator of the checkpoint", []string{"plan", path, "--keep-parallelism", "--vertex", "uid:nope=2"}},
 		{"is not an operator of the checkpoint", []string{"plan", path, "--parallelism", "2", "--vertex", "0123456789abcdef0123456789abcdef=2"}},
 		{"has no parallelism", []string{"plan", path, "--vertex", issue17Keyed + "=2"}},
+		{"--parallelism and --keep-parallelism: without --job every task keeps its parallelism", []string{"plan", path, "--parallelism", "2", "--keep-parallelism"}},
 		{"--uid: empty uid", []string{"plan", path, "--parallelism", "1", "--uid", ""}},
 		{"--uids: ", []string{"plan", path, "--parallelism", "1", "--uids", "/nonexistent/uids"}},
 		{"line 2: uid \"x\" gives operator ID", []string{"plan", path, "--parallelism", "1", "--uids", bad}},
