@@ -6,10 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	quote "github.com/restoresim/restoresim/internal/excerpt"
 )
@@ -68,30 +64,7 @@ func inputName(path string) string {
 func excerpt(s string, max int) string { return quote.Quote(s, max) }
 
 // maxErrorLine bounds the message of a one-line error (runes): longer ones are cut.
-const maxErrorLine = 1000
+const maxErrorLine = quote.MaxLine
 
-// oneLine makes msg safe for a one-line error on a terminal: newlines become "; ", other control
-// characters but tab and invalid UTF-8 are escaped (\x00), and a message longer than maxErrorLine is cut.
-func oneLine(msg string) string {
-	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "; ")
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(msg); n++ {
-		if n == maxErrorLine {
-			fmt.Fprintf(&b, "… (%d more bytes)", len(msg)-i)
-			break
-		}
-		r, size := utf8.DecodeRuneInString(msg[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, msg[i])
-		case unicode.IsControl(r) && r != '\t':
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(msg[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
+// oneLine makes msg safe for a one-line error on a terminal (see internal/excerpt).
+func oneLine(msg string) string { return quote.OneLine(msg) }
