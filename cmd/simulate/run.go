@@ -2,13 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
@@ -21,22 +16,6 @@ func init() {
 
 // maxSteps bounds --steps: a plan is held in memory whole.
 const maxSteps = sweep.MaxSteps
-
-// outcome is one executed plan, judged by sim, with the one command that reproduces it.
-type outcome struct {
-	sim.Outcome
-	replay string
-}
-
-// runSeed generates and runs one seed (a panic of the simulator is a failed outcome).
-func runSeed(seed uint64, v model.FlinkVersion, steps int) outcome {
-	return outcome{sim.RunSeed(seed, v, steps), runCommand(seed, v, steps)}
-}
-
-// runCommand is the replay command of a generated plan, from the effective configuration.
-func runCommand(seed uint64, v model.FlinkVersion, steps int) string {
-	return fmt.Sprintf("simulate run --seed %d --flink %s --steps %d", seed, v, steps)
-}
 
 // commonFlags are the flags run and sweep share.
 type commonFlags struct {
@@ -135,15 +114,15 @@ result "ok", "known" or "fail".`)
 	if err != nil {
 		return e.failf("run", "%v", err)
 	}
-	return e.report("run", *c.format, seed.v, v, func() outcome { return runSeed(seed.v, v, steps) })
+	return e.report("run", *c.format, seed.v, v, func() sweep.Report { return sweep.NewReport(sim.RunSeed(seed.v, v, steps)) })
 }
 
 // report prints the text header first, so that the seed is on stdout even if the run never
 // ends, then runs and prints the outcome. It returns the exit code.
-func (e *env) report(cmd, format string, seed uint64, v model.FlinkVersion, runIt func() outcome) int {
+func (e *env) report(cmd, format string, seed uint64, v model.FlinkVersion, runIt func() sweep.Report) int {
 	w := bufio.NewWriter(e.stdout)
 	if format == "text" {
-		writeHeader(w, seed, v)
+		sweep.WriteHeader(w, seed, v)
 		if err := w.Flush(); err != nil {
 			fmt.Fprintf(e.stderr, "simulate %s: writing output: %v\n", cmd, err)
 			return exitUsage
@@ -151,9 +130,9 @@ func (e *env) report(cmd, format string, seed uint64, v model.FlinkVersion, runI
 	}
 	o := runIt()
 	if format == "json" {
-		writeJSONOutcome(w, &o)
+		o.WriteJSON(w)
 	} else {
-		writeTextBody(w, &o)
+		o.WriteText(w)
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(e.stderr, "simulate %s: writing output: %v\n", cmd, err)
@@ -166,139 +145,4 @@ func (e *env) report(cmd, format string, seed uint64, v model.FlinkVersion, runI
 		return exitViolation
 	}
 	return exitOK
-}
-
-// stepName is the scenario text of step i of p, or "" when i is not a step of the plan.
-func stepName(p sim.Plan, i int) string {
-	if i >= 0 && i < len(p.Steps) {
-		return p.Steps[i].String()
-	}
-	return ""
-}
-
-// writeHeader prints the first line of the text output.
-func writeHeader(w io.Writer, seed uint64, v model.FlinkVersion) {
-	fmt.Fprintf(w, "seed %d flink %s\n", seed, v)
-}
-
-// writeTextBody prints an outcome after its header: the trace, then the violations and the
-// verdict as '#' comments, so the whole output parses back as a scenario.
-func writeTextBody(w io.Writer, o *outcome) {
-	for _, l := range o.Trace {
-		fmt.Fprintln(w, l)
-	}
-	var known []string
-	nKnown := 0
-	for _, v := range o.Violations {
-		what := "violation"
-		if v.Known != "" {
-			what = "known issue " + v.Known
-			known = append(known, v.Known)
-			nKnown++
-		}
-		where := fmt.Sprintf("step %d", v.Step)
-		if s := stepName(o.Plan, v.Step); s != "" {
-			where += " (" + s + ")"
-		}
-		if v.Step < 0 {
-			where = "before step 0"
-		}
-		fmt.Fprintf(w, "# %s at %s: %s: %s\n", what, where, v.Invariant, v.Detail)
-		if d := strings.TrimRight(sim.StableDiff(v.Diff), "\n"); d != "" {
-			fmt.Fprintln(w, "#   (-want +got):")
-			for _, l := range strings.Split(d, "\n") {
-				fmt.Fprintf(w, "#     %s\n", l)
-			}
-		}
-	}
-	n := len(o.Violations)
-	switch o.Verdict() {
-	case sim.VerdictOK:
-		fmt.Fprintln(w, "# ok: every invariant held")
-		return
-	case sim.VerdictKnown:
-		fmt.Fprintf(w, "# known: %s reproducing known Flink issues (%s), no other violation\n", countNoun(nKnown, "finding"), strings.Join(uniqueSortedStrings(known), ", "))
-	case sim.VerdictFailed:
-		fmt.Fprintf(w, "# FAIL: %s", countNoun(n-nKnown, "violation"))
-		if nKnown > 0 {
-			fmt.Fprintf(w, ", plus %s of known Flink issues (%s)", countNoun(nKnown, "finding"), strings.Join(uniqueSortedStrings(known), ", "))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "# To reproduce: %s\n", o.replay)
-}
-
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func uniqueSortedStrings(ss []string) []string {
-	out := append([]string(nil), ss...)
-	sort.Strings(out)
-	j := 0
-	for i, s := range out {
-		if i == 0 || s != out[j-1] {
-			out[j] = s
-			j++
-		}
-	}
-	return out[:j]
-}
-
-// JSON lines of run and replay.
-type (
-	traceLine struct {
-		Seed uint64 `json:"seed"`
-		Step int    `json:"step"` // -1 for the job line
-		Line string `json:"line"`
-	}
-	violationLine struct {
-		Seed      uint64 `json:"seed"`
-		Step      int    `json:"step"`
-		Invariant string `json:"invariant"`
-		Detail    string `json:"detail"`
-		Diff      string `json:"diff,omitempty"`
-		Known     string `json:"known,omitempty"`
-	}
-	resultLine struct {
-		Seed       uint64 `json:"seed"`
-		Flink      string `json:"flink"`
-		Steps      int    `json:"steps"`
-		Result     string `json:"result"`
-		Violations int    `json:"violations"` // not attributed to a known issue
-		Known      int    `json:"known"`      // known-issue findings
-		Replay     string `json:"replay,omitempty"`
-	}
-)
-
-func writeJSONOutcome(w io.Writer, o *outcome) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i, l := range o.Trace {
-		_ = enc.Encode(traceLine{Seed: o.Plan.Seed, Step: i - 1, Line: l})
-	}
-	r := resultLine{Seed: o.Plan.Seed, Flink: o.Plan.Version.String(), Steps: o.Steps, Result: o.Verdict().String()}
-	for _, v := range o.Violations {
-		_ = enc.Encode(violationLine{Seed: o.Plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: sim.StableDiff(v.Diff), Known: v.Known})
-		if v.Known != "" {
-			r.Known++
-		} else {
-			r.Violations++
-		}
-	}
-	if o.Verdict() != sim.VerdictOK {
-		r.Replay = o.replay
-	}
-	_ = enc.Encode(r)
-}
-
-// render is the text output of an outcome, for tests and saved scenario files.
-func renderOutcome(o *outcome) string {
-	var b bytes.Buffer
-	writeHeader(&b, o.Plan.Seed, o.Plan.Version)
-	writeTextBody(&b, o)
-	return b.String()
 }

@@ -150,8 +150,7 @@ func (e *env) sweep(cfg sweepConfig) int {
 			_ = enc.Encode(rec)
 		}
 		if rec.Failed() && cfg.out != "" {
-			o := outcome{*so, runCommand(so.Plan.Seed, so.Plan.Version, so.Steps)}
-			if err := saveFailure(cfg.out, &o); err != nil {
+			if err := saveFailure(cfg.out, sweep.NewReport(*so)); err != nil {
 				failure = err
 				return false
 			}
@@ -181,24 +180,11 @@ func (e *env) sweep(cfg sweepConfig) int {
 	return exitOK
 }
 
-// failureFileName is where --out saves a failing seed.
-func failureFileName(o *outcome) string {
-	return fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", o.Plan.Seed, o.Plan.Version, o.Steps)
-}
-
-// saveFailure writes a failing seed's scenario file atomically (a temporary file, synced and
-// renamed into place): the trace and violations as comments, then the plan.
-func saveFailure(dir string, o *outcome) error {
-	name := failureFileName(o)
-	var b strings.Builder
-	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps).\n", o.Plan.Seed, o.Plan.Version, o.Steps)
-	fmt.Fprintf(&b, "# To reproduce: %s   (or: simulate replay %s)\n#\n", o.replay, name)
-	for _, l := range strings.SplitAfter(strings.TrimRight(renderOutcome(o), "\n"), "\n") {
-		b.WriteString("# " + l)
-	}
-	b.WriteString("\n\n")
-	b.WriteString(o.Plan.Render())
-	return atomicfile.WriteFile(filepath.Join(dir, name), []byte(b.String()))
+// saveFailure writes a failing seed's scenario file (sweep.Report.FailureFile) into dir
+// atomically: a temporary file, synced and renamed into place.
+func saveFailure(dir string, r sweep.Report) error {
+	name, data := r.FailureFile()
+	return atomicfile.WriteFile(filepath.Join(dir, name), data)
 }
 
 // sweepMemoryLimit is the soft heap limit a sweep runs under.
