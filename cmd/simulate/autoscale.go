@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/intlist"
 	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
@@ -137,38 +137,9 @@ func autoscaleFlagError(err error) string {
 // parseTargets parses --target: a comma list of T or A..B, each 1..autoscaler.MaxTarget, into an
 // ascending list without duplicates of at most maxTargets values.
 func parseTargets(s string) ([]int, error) {
-	var out []int
-	for _, tok := range strings.Split(s, ",") {
-		tok = strings.TrimSpace(tok)
-		if tok == "" {
-			return nil, fmt.Errorf("--target: empty item in %q (want T, A..B or a list such as 10,20..30)", s)
-		}
-		lo, hi, isRange := strings.Cut(tok, "..")
-		a, errA := strconv.Atoi(strings.TrimSpace(lo))
-		b, errB := a, error(nil)
-		if isRange {
-			b, errB = strconv.Atoi(strings.TrimSpace(hi))
-		}
-		if errA != nil || errB != nil {
-			return nil, fmt.Errorf("--target: %q is not a number or a range A..B", tok)
-		}
-		for _, v := range []int{a, b} {
-			if v < 1 || v > autoscaler.MaxTarget {
-				return nil, fmt.Errorf("--target: %d in %q is out of bounds (want 1..%d)", v, tok, autoscaler.MaxTarget)
-			}
-		}
-		if a > b {
-			return nil, fmt.Errorf("--target: %q is an empty range (the start is above the end)", tok)
-		}
-		if b-a >= maxTargets || len(out)+b-a >= maxTargets {
-			return nil, fmt.Errorf("--target: more than %d targets", maxTargets)
-		}
-		for v := a; v <= b; v++ {
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	targets, _, err := intlist.Spec{Flag: "--target", Max: autoscaler.MaxTarget, Want: "T, A..B or a list such as 10,20..30", Range: "A..B",
+		Limit: maxTargets, Units: "targets", BlankIsItem: true, BoundsFirst: true}.Parse(s)
+	return targets, err
 }
 
 // writeAutoscaleTable writes the text form: a line naming the vertex and the limits, then one row

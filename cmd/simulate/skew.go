@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/intlist"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -26,63 +27,24 @@ func init() {
 // the float64, ties to even on its exact binary value).
 func ffmt(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
-// parseIntList parses a list such as "1..512", "1,2,4" or "1..8,16,32" into a sorted list
-// without duplicates. Every value must be in 1..32768; "a..b" needs a ≤ b. Errors name the
-// offending token.
+// parallelismList is the Spec of a list of (max) parallelisms: "1..512", "1,2,4" or
+// "1..8,16,32", every value in 1..32768.
+func parallelismList(flagName string) intlist.Spec {
+	return intlist.Spec{Flag: flagName, Max: model.UpperBoundMaxParallelism, Want: "e.g. 1..512, 1,2,4 or 1..8,16,32", Range: "a..b"}
+}
+
+// parseIntList parses a list of parallelisms into a sorted list without duplicates.
 func parseIntList(flagName, s string) ([]int, error) {
-	ints, _, err := parseList(flagName, s, false) // "default" is not a number here
+	ints, _, err := parallelismList(flagName).Parse(s) // "default" is not a number here
 	return ints, err
 }
 
 // parseMaxList is parseIntList that also accepts the token "default" (Flink's default max
 // parallelism, which depends on the parallelism).
 func parseMaxList(flagName, s string) (ints []int, hasDefault bool, err error) {
-	return parseList(flagName, s, true)
-}
-
-func parseList(flagName, s string, allowDefault bool) ([]int, bool, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, false, fmt.Errorf("%s is empty (want e.g. 1..512, 1,2,4 or 1..8,16,32)", flagName)
-	}
-	var set [model.UpperBoundMaxParallelism + 1]bool
-	hasDefault := false
-	for _, tok := range strings.Split(s, ",") {
-		tok = strings.TrimSpace(tok)
-		if allowDefault && tok == "default" {
-			hasDefault = true
-			continue
-		}
-		if tok == "" {
-			return nil, false, fmt.Errorf("%s: empty item in %q (want e.g. 1..512, 1,2,4 or 1..8,16,32)", flagName, s)
-		}
-		lo, hi, isRange := strings.Cut(tok, "..")
-		a, errA := strconv.Atoi(strings.TrimSpace(lo))
-		b, errB := a, error(nil)
-		if isRange {
-			b, errB = strconv.Atoi(strings.TrimSpace(hi))
-		}
-		if errA != nil || errB != nil {
-			return nil, false, fmt.Errorf("%s: %q is not a number or a range a..b", flagName, tok)
-		}
-		if a > b {
-			return nil, false, fmt.Errorf("%s: %q is an empty range (the start is above the end)", flagName, tok)
-		}
-		for _, v := range []int{a, b} {
-			if v < 1 || v > model.UpperBoundMaxParallelism {
-				return nil, false, fmt.Errorf("%s: %d in %q is out of bounds (want 1..%d)", flagName, v, tok, model.UpperBoundMaxParallelism)
-			}
-		}
-		for v := a; v <= b; v++ {
-			set[v] = true
-		}
-	}
-	var out []int
-	for v, in := range set {
-		if in {
-			out = append(out, v)
-		}
-	}
-	return out, hasDefault, nil
+	spec := parallelismList(flagName)
+	spec.Keyword = "default"
+	return spec.Parse(s)
 }
 
 // keySample is a key file read for the load commands: one entry per distinct key, in order of
