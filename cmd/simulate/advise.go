@@ -82,13 +82,13 @@ func runAdvise(e *env, args []string) int {
 		}
 		opts.Candidates = cs
 	}
-	var ks keySample
+	var ks plots.KeySample
 	if *keysPath != "" {
 		var err error
 		if ks, err = readKeySample(e, *keysPath, *keyType, *weights); err != nil {
 			return e.failf("advise", "%v", err)
 		}
-		opts.Keys = ks.keys
+		opts.Keys = ks.Keys
 	} else if *keyType != "" || *weights {
 		return e.failf("advise", "--key-type and --weights need --keys FILE")
 	}
@@ -121,7 +121,7 @@ func writeAdviseCSV(w io.Writer, cands []plots.Candidate, sample bool) {
 	}
 }
 
-func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOptions, ks keySample) {
+func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOptions, ks plots.KeySample) {
 	n := opts.MaxExpectedParallelism
 	fmt.Fprintf(w, "max expected parallelism N=%d: worst max/mean key groups per subtask over p=1..%d", n, n)
 	if opts.Tolerance > 0 {
@@ -164,7 +164,7 @@ func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOp
 	}
 	fmt.Fprintln(w, "overhead per key group (grows with M): an 8-byte offset in every keyed-state checkpoint handle; on the heap backend a state map per state and a timer deduplication map; RocksDB keys carry a 2-byte key-group prefix when M > 128 (1 byte up to 128)")
 	if opts.Keys != nil {
-		fmt.Fprintf(w, "sample: %d records, %d distinct keys; its worst record skew is mostly key skew when it is far above the key-group worst\n", ks.records, len(ks.keys))
+		fmt.Fprintf(w, "sample: %d records, %d distinct keys; its worst record skew is mostly key skew when it is far above the key-group worst\n", ks.Records, len(ks.Keys))
 	}
 	fmt.Fprintln(w, recommendation(cands, opts))
 }

@@ -60,9 +60,6 @@ func inputName(path string) string {
 	return path
 }
 
-// excerpt quotes s as %q does, but at most max characters of it (see internal/excerpt).
-func excerpt(s string, max int) string { return quote.Quote(s, max) }
-
 // maxErrorLine bounds the message of a one-line error (runes): longer ones are cut.
 const maxErrorLine = quote.MaxLine
 

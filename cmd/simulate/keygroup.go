@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/plots"
 )
 
 func init() {
@@ -18,34 +19,12 @@ func init() {
 	register(&command{name: "ranges", summary: "the key-group range of every subtask for a parallelism", run: runRanges})
 }
 
-// keyHasher turns one key (as typed) into its Java hashCode.
-type keyHasher func(key string) (int32, error)
-
-// parseKeyType returns the hasher for --key-type.
-func parseKeyType(t string) (keyHasher, error) {
-	switch t {
-	case "int":
-		return func(k string) (int32, error) {
-			v, err := strconv.ParseInt(k, 10, 32)
-			if err != nil {
-				return 0, fmt.Errorf("key %s is not an int (a 32-bit integer)", excerpt(k, 40))
-			}
-			return model.JavaIntHash(int32(v)), nil
-		}, nil
-	case "long":
-		return func(k string) (int32, error) {
-			v, err := strconv.ParseInt(k, 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("key %s is not a long (a 64-bit integer)", excerpt(k, 40))
-			}
-			return model.JavaLongHash(v), nil
-		}, nil
-	case "string":
-		return func(k string) (int32, error) { return model.JavaStringHash(k), nil }, nil
-	case "":
-		return nil, errors.New("--key-type is required (int, long or string)")
+// parseKeyType parses --key-type.
+func parseKeyType(t string) (plots.KeyType, error) {
+	if t == "" {
+		return 0, errors.New("--key-type is required (int, long or string)")
 	}
-	return nil, fmt.Errorf("unknown key type %q (want int, long or string)", t)
+	return plots.ParseKeyType(t)
 }
 
 // resolveParallelism checks --parallelism and --max-parallelism as Flink would and fills in
@@ -105,7 +84,7 @@ keys, not flags; "--" ends the flags.`)
 	if err != nil {
 		return e.failf("keygroup", "%v", err)
 	}
-	hasher, err := parseKeyType(*keyType)
+	kt, err := parseKeyType(*keyType)
 	if err != nil {
 		return e.failf("keygroup", "%v", err)
 	}
@@ -124,7 +103,7 @@ keys, not flags; "--" ends the flags.`)
 	w := csv.NewWriter(&out)
 	_ = w.Write([]string{"key", "hash", "key_group", "subtask"})
 	for i, k := range keys {
-		h, err := hasher(k)
+		h, err := kt.Hash(k)
 		if err != nil {
 			return e.failf("keygroup", "key %d: %v", i+1, err)
 		}

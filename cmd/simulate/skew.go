@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -47,113 +45,38 @@ func parseMaxList(flagName, s string) (ints []int, hasDefault bool, err error) {
 	return spec.Parse(s)
 }
 
-// keySample is a key file read for the load commands: one entry per distinct key, in order of
-// first appearance.
-type keySample struct {
-	keys    []plots.KeyLoad
-	names   []string // the key as first written, for messages
-	records int64
-	lines   int
-}
-
-// heaviest returns the index of the key with the most records (the first on ties).
-func (k keySample) heaviest() int {
-	h := 0
-	for i, kl := range k.keys {
-		if kl.Records > k.keys[h].Records {
-			h = i
-		}
-	}
-	return h
-}
-
-// readKeySample streams a key file (or stdin for "-"): one key per line, split on \n only and
-// taken verbatim as in `simulate keygroup`; with weights, each line is key,weight where the
-// weight (a non-negative integer: the records of that line) follows the last comma and the key is
-// everything before it. A first line that is exactly "key,weight" is a header. Keys are
-// distinct by value (int and long keys compare as numbers, strings byte for byte); a key seen
-// on several lines adds up its records.
-func readKeySample(e *env, path, keyType string, weights bool) (keySample, error) {
+// readKeySample reads the key file at path (or stdin for "-") with plots.ReadKeySample.
+func readKeySample(e *env, path, keyType string, weights bool) (plots.KeySample, error) {
 	if path == "" {
-		return keySample{}, errors.New("--keys needs a file name (or - for stdin)")
+		return plots.KeySample{}, errors.New("--keys needs a file name (or - for stdin)")
 	}
-	hasher, err := parseKeyType(keyType)
+	kt, err := parseKeyType(keyType)
 	if err != nil {
-		return keySample{}, err
+		return plots.KeySample{}, err
 	}
 	var r io.Reader = e.stdin
 	name := "stdin"
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return keySample{}, fmt.Errorf("--keys: %v", err)
+			return plots.KeySample{}, fmt.Errorf("--keys: %v", err)
 		}
 		defer f.Close()
 		r, name = f, path
 	}
-	var ks keySample
-	index := map[string]int{}
-	br := bufio.NewReaderSize(r, 1<<16)
-	for lineNo := 1; ; lineNo++ {
-		line, rerr := br.ReadString('\n')
-		if rerr != nil && rerr != io.EOF {
-			return keySample{}, fmt.Errorf("--keys: reading %s: %v", name, rerr)
-		}
-		if rerr == io.EOF && line == "" {
-			break
-		}
-		line = strings.TrimSuffix(line, "\n")
-		key, w := line, int64(1)
-		if weights {
-			i := strings.LastIndexByte(line, ',')
-			if i < 0 {
-				return keySample{}, fmt.Errorf("--keys %s: line %d has no weight (with --weights every line is key,weight)", name, lineNo)
-			}
-			if lineNo == 1 && line == "key,weight" {
-				continue
-			}
-			key = line[:i]
-			ws := strings.TrimSpace(line[i+1:])
-			if w, err = strconv.ParseInt(ws, 10, 64); err != nil || w < 0 {
-				return keySample{}, fmt.Errorf("--keys %s: line %d: weight %q is not a non-negative integer", name, lineNo, ws)
-			}
-		}
-		h, err := hasher(key)
-		if err != nil {
-			hint := ""
-			if strings.HasSuffix(key, "\r") {
-				hint = " (the file has \\r\\n line endings; keys are read verbatim, convert it with dos2unix)"
-			}
-			return keySample{}, fmt.Errorf("--keys %s: line %d: %v%s", name, lineNo, err, hint)
-		}
-		canon := key
-		if keyType != "string" {
-			v, _ := strconv.ParseInt(key, 10, 64) // valid: the hasher accepted it
-			canon = strconv.FormatInt(v, 10)
-		}
-		if ks.records > math.MaxInt64-w {
-			return keySample{}, fmt.Errorf("--keys %s: line %d: the total weight overflows a 64-bit integer", name, lineNo)
-		}
-		ks.records += w
-		ks.lines++
-		if i, ok := index[canon]; ok {
-			ks.keys[i].Records += w
-		} else {
-			index[canon] = len(ks.keys)
-			ks.keys = append(ks.keys, plots.KeyLoad{Hash: h, Records: w})
-			ks.names = append(ks.names, key)
-		}
-		if rerr == io.EOF {
-			break
-		}
+	ks, err := plots.ReadKeySample(r, kt, weights)
+	var le *plots.KeyLineError
+	switch {
+	case err == nil:
+		return ks, nil
+	case errors.Is(err, plots.ErrNoWeight) && errors.As(err, &le):
+		return ks, fmt.Errorf("--keys %s: line %d has no weight (with --weights every line is key,weight)", name, le.Line)
+	case errors.Is(err, plots.ErrNoKeys):
+		return ks, fmt.Errorf("--keys %s has no keys", name)
+	case errors.As(err, &le) || errors.Is(err, plots.ErrNoRecords):
+		return ks, fmt.Errorf("--keys %s: %v", name, err)
 	}
-	if len(ks.keys) == 0 {
-		return keySample{}, fmt.Errorf("--keys %s has no keys", name)
-	}
-	if ks.records == 0 {
-		return keySample{}, fmt.Errorf("--keys %s: every weight is 0, so there are no records to balance", name)
-	}
-	return ks, nil
+	return ks, fmt.Errorf("--keys: reading %s: %v", name, err)
 }
 
 // chartFlags are the flags shared by commands that draw.
@@ -392,7 +315,7 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
-	load, err := plots.LoadPerSubtask(ks.keys, maxPar, p)
+	load, err := plots.LoadPerSubtask(ks.Keys, maxPar, p)
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
@@ -411,8 +334,8 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	return writeOut(e, "skew", out.Bytes())
 }
 
-func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
-	fmt.Fprintf(w, "max parallelism %d, parallelism %d: %d records, %d distinct keys, %d lines\n\n", l.MaxParallelism, l.Parallelism, l.Records, l.DistinctKeys, ks.lines)
+func writeLoadReport(w io.Writer, l plots.Load, ks plots.KeySample) {
+	fmt.Fprintf(w, "max parallelism %d, parallelism %d: %d records, %d distinct keys, %d lines\n\n", l.MaxParallelism, l.Parallelism, l.Records, l.DistinctKeys, ks.Lines)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "subtask\tkey_groups\trecords\tdistinct_keys\trecords_share\t")
 	for _, s := range l.Subtasks {
@@ -431,11 +354,11 @@ func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
 	h := l.Hotspot()
 	fmt.Fprintf(w, "busiest subtask %d: %s x the mean records = %s x the mean key groups (layout) x %s x the mean records per key group (key skew)\n",
 		h.Subtask, ffmt(h.RecordsOverMean), ffmt(h.KeyGroupsOverMean), ffmt(h.DensityOverMean))
-	hk := ks.heaviest()
+	hk := ks.Heaviest()
 	meanPerSubtask := float64(l.Records) / float64(l.Parallelism)
-	heavy := ks.keys[hk].Records
+	heavy := ks.Keys[hk].Records
 	fmt.Fprintf(w, "heaviest key: %q with %d record%s (%s of all records, %s x a subtask's mean)\n",
-		ks.names[hk], heavy, plural(heavy), ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
+		ks.Names[hk], heavy, plural(heavy), ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
 	var verdict string
 	switch {
 	case h.RecordsOverMean < 1.05:
