@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/restoresim/restoresim/model"
@@ -77,7 +76,7 @@ func runMoved(e *env, args []string) int {
 			slices.Sort(ms)
 		}
 	}
-	rows, work := countRescales(ms, from.v, qs)
+	rows, work, series := plots.CountRescales(ms, from.v, qs)
 	if rows == 0 {
 		return e.failf("moved", "no rescale left: --from %d or every --to exceeds every max parallelism (Flink needs P, Q <= M)", from.v)
 	}
@@ -91,22 +90,13 @@ func runMoved(e *env, args []string) int {
 		if rows > maxMovedChartRows {
 			return e.failf("moved", "%d rescales is too many to draw (at most %d with --out): narrow --max-parallelism or --to, or leave out --out", rows, maxMovedChartRows)
 		}
-		if n := countSeries(ms, from.v, qs); n > maxMovedChartSeries {
-			return e.failf("moved", "%d max parallelisms is too many to draw (at most %d with --out): narrow --max-parallelism, or leave out --out", n, maxMovedChartSeries)
+		if series > maxMovedChartSeries {
+			return e.failf("moved", "%d max parallelisms is too many to draw (at most %d with --out): narrow --max-parallelism, or leave out --out", series, maxMovedChartSeries)
 		}
 	}
 	each := func(yield func(plots.Moved)) {
-		for _, m := range ms {
-			for _, q := range qs {
-				if from.v > m || q > m {
-					break // qs ascend
-				}
-				r, err := plots.MovedFraction(m, from.v, q)
-				if err != nil {
-					panic("simulate: internal error: " + err.Error()) // every value was validated
-				}
-				yield(r)
-			}
+		if err := plots.MovedFractions(ms, from.v, qs, yield); err != nil {
+			panic("simulate: internal error: " + err.Error()) // every value was validated
 		}
 	}
 	if *cf.out != "" {
@@ -159,32 +149,3 @@ const (
 	maxMovedChartRows   = 1 << 16
 	maxMovedChartSeries = 256
 )
-
-// countSeries returns how many max parallelisms have at least one rescale.
-func countSeries(ms []int, from int, qs []int) int {
-	n := 0
-	for _, m := range ms {
-		if from <= m && qs[0] <= m {
-			n++
-		}
-	}
-	return n
-}
-
-// countRescales returns, without computing any, how many rescales (M, Q) with from, Q <= M the
-// lists give and the steps they take: the sum of min(from, Q). ms and qs ascend.
-func countRescales(ms []int, from int, qs []int) (rows, work int) {
-	steps := make([]int, len(qs)+1) // steps[k]: the sum of min(from, q) over qs[:k]
-	for k, q := range qs {
-		steps[k+1] = steps[k] + min(from, q)
-	}
-	for _, m := range ms {
-		if from > m {
-			continue
-		}
-		k := sort.SearchInts(qs, m+1) // the Q <= M
-		rows += k
-		work += steps[k]
-	}
-	return rows, work
-}

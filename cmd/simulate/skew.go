@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -212,7 +211,7 @@ func runSkew(e *env, args []string) int {
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
-	if n := countPairs(ms, hasDefault, ps); n > maxSkewPairs {
+	if n := plots.CountSkewPairs(ms, hasDefault, ps); n > maxSkewPairs {
 		return e.failf("skew", "%d (max parallelism, parallelism) pairs is too many (at most %d): narrow --max-parallelism or --parallelism", n, maxSkewPairs)
 	}
 	series, err := plots.KeyGroupSkews(ms, hasDefault, ps)
@@ -258,18 +257,6 @@ func runSkew(e *env, args []string) int {
 // maxSkewPairs bounds the pairs one run computes (the output is built in memory before it is
 // written): 2^21, e.g. 64 max parallelisms × every parallelism 1..32768.
 const maxSkewPairs = 1 << 21
-
-// countPairs is the number of pairs skewSeries returns.
-func countPairs(ms []int, hasDefault bool, ps []int) int {
-	n := 0
-	for _, m := range ms {
-		n += sort.SearchInts(ps, m+1) // ps is sorted: the p ≤ m
-	}
-	if hasDefault {
-		n += len(ps)
-	}
-	return n
-}
 
 func writeSkewSummary(w io.Writer, series []plots.SkewSeries, ps []int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
