@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -50,7 +51,7 @@ hashing at every M, so it mostly reflects the sample's own key skew).
 
 func runAdvise(e *env, args []string) int {
 	fs := newFlags("advise", "advise --max-expected-parallelism N [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
-	var n optInt
+	var n cliflags.Int
 	fs.Var(&n, "max-expected-parallelism", "the highest parallelism `N` the job may ever run at (1..32768)")
 	candList := fs.String("candidates", "", "candidate max parallelisms `LIST` (default: powers of two and highly composite numbers, see above)")
 	tol := fs.Float64("tolerance", 0.05, "compare worst-case skews in steps of `T` (0: exact)")
@@ -65,16 +66,16 @@ func runAdvise(e *env, args []string) int {
 	if len(pos) > 0 {
 		return e.failf("advise", "unexpected argument %q (advise takes only flags)", pos[0])
 	}
-	if !n.set {
+	if !n.Given {
 		return e.failf("advise", "--max-expected-parallelism N is required")
 	}
-	if err := model.CheckParallelismPreconditions(n.v); err != nil {
-		return e.failf("advise", "--max-expected-parallelism %d is out of bounds (want 1..%d)", n.v, model.UpperBoundMaxParallelism)
+	if err := model.CheckParallelismPreconditions(n.V); err != nil {
+		return e.failf("advise", "--max-expected-parallelism %d is out of bounds (want 1..%d)", n.V, model.UpperBoundMaxParallelism)
 	}
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) || *tol >= 1 {
 		return e.failf("advise", "--tolerance %v: want a number in [0, 1), e.g. 0.01", *tol)
 	}
-	opts := plots.AdviseOptions{MaxExpectedParallelism: n.v, Tolerance: *tol}
+	opts := plots.AdviseOptions{MaxExpectedParallelism: n.V, Tolerance: *tol}
 	if *candList != "" {
 		cs, err := parseIntList("--candidates", *candList)
 		if err != nil {

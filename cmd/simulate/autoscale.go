@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/internal/intlist"
 	"github.com/restoresim/restoresim/model/autoscaler"
 )
@@ -43,7 +44,7 @@ const maxTargets = 1 << 20
 func runAutoscale(e *env, args []string) int {
 	fs := newFlags("autoscale", "autoscale --operator RELEASE --max-parallelism M --current C --target T|A..B [--input hash|rebalance|forward|source] [--source-partitions K] [--lower L] [--upper U] [--mode MODE] [--csv]", autoscaleHelp)
 	operator := fs.String("operator", "", "the operator `RELEASE`: 1.7 … 1.15 or main")
-	var maxPar, current, partitions optInt
+	var maxPar, current, partitions cliflags.Int
 	fs.Var(&maxPar, "max-parallelism", "the vertex's max parallelism `M` as the job runs it (1..32768)")
 	fs.Var(&current, "current", "the vertex's current parallelism `C` (1..M)")
 	target := fs.String("target", "", "computed target(s): `T`, A..B or a list")
@@ -67,10 +68,10 @@ func runAutoscale(e *env, args []string) int {
 	if err != nil {
 		return e.failf("autoscale", "--operator: %v", err)
 	}
-	if !maxPar.set {
+	if !maxPar.Given {
 		return e.failf("autoscale", "--max-parallelism M is required")
 	}
-	if !current.set {
+	if !current.Given {
 		return e.failf("autoscale", "--current C is required")
 	}
 	if *target == "" {
@@ -84,7 +85,7 @@ func runAutoscale(e *env, args []string) int {
 	if err != nil {
 		return e.failf("autoscale", "--input: %v", err)
 	}
-	if partitions.set && in != autoscaler.Source {
+	if partitions.Given && in != autoscaler.Source {
 		return e.failf("autoscale", "--source-partitions needs --input source (the vertex is %s)", in)
 	}
 	m := autoscaler.ModeUnset
@@ -96,8 +97,8 @@ func runAutoscale(e *env, args []string) int {
 			return e.failf("autoscale", "--mode: %v", err)
 		}
 	}
-	p := autoscaler.Params{Release: release, Mode: m, MaxParallelism: maxPar.v, Current: current.v, Input: in,
-		SourcePartitions: partitions.v, Lower: *lower, Upper: *upper}
+	p := autoscaler.Params{Release: release, Mode: m, MaxParallelism: maxPar.V, Current: current.V, Input: in,
+		SourcePartitions: partitions.V, Lower: *lower, Upper: *upper}
 	if err := p.Validate(); err != nil {
 		return e.failf("autoscale", "%v", autoscaleFlagError(err))
 	}

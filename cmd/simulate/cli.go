@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 )
@@ -133,26 +132,4 @@ func (e *env) parseFlags(fs *flags, args []string) (positional []string, done bo
 		return nil, true, e.failf(fs.Name(), "%v (see 'simulate %s --help')", err, fs.Name())
 	}
 	return positional, false, 0
-}
-
-// optInt is an int flag that remembers whether it was given.
-type optInt struct {
-	v   int
-	set bool
-}
-
-func (o *optInt) String() string {
-	if o == nil || !o.set {
-		return ""
-	}
-	return strconv.Itoa(o.v)
-}
-
-func (o *optInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("not an integer: %q", s)
-	}
-	o.v, o.set = v, true
-	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -29,24 +30,24 @@ func parseKeyType(t string) (plots.KeyType, error) {
 
 // resolveParallelism checks --parallelism and --max-parallelism as Flink would and fills in
 // Flink's default max parallelism when none was given.
-func resolveParallelism(p, m optInt) (int, int, error) {
-	if !p.set {
+func resolveParallelism(p, m cliflags.Int) (int, int, error) {
+	if !p.Given {
 		return 0, 0, errors.New("--parallelism is required")
 	}
-	if err := model.CheckParallelismPreconditions(p.v); err != nil {
-		return 0, 0, fmt.Errorf("--parallelism %d: %w (want 1..%d)", p.v, err, model.UpperBoundMaxParallelism)
+	if err := model.CheckParallelismPreconditions(p.V); err != nil {
+		return 0, 0, fmt.Errorf("--parallelism %d: %w (want 1..%d)", p.V, err, model.UpperBoundMaxParallelism)
 	}
-	if !m.set {
-		d, err := model.ComputeDefaultMaxParallelism(p.v)
-		return p.v, d, err
+	if !m.Given {
+		d, err := model.ComputeDefaultMaxParallelism(p.V)
+		return p.V, d, err
 	}
-	if m.v <= 0 || m.v > model.UpperBoundMaxParallelism {
-		return 0, 0, fmt.Errorf("--max-parallelism %d is out of bounds (want 1..%d)", m.v, model.UpperBoundMaxParallelism)
+	if m.V <= 0 || m.V > model.UpperBoundMaxParallelism {
+		return 0, 0, fmt.Errorf("--max-parallelism %d is out of bounds (want 1..%d)", m.V, model.UpperBoundMaxParallelism)
 	}
-	if m.v < p.v {
-		return 0, 0, fmt.Errorf("--max-parallelism %d is below --parallelism %d: Flink needs max parallelism >= parallelism", m.v, p.v)
+	if m.V < p.V {
+		return 0, 0, fmt.Errorf("--max-parallelism %d is below --parallelism %d: Flink needs max parallelism >= parallelism", m.V, p.V)
 	}
-	return p.v, m.v, nil
+	return p.V, m.V, nil
 }
 
 // readLines splits r on '\n' only, keeping every line verbatim; a final newline does not start
@@ -71,7 +72,7 @@ Keys come from the arguments or, when there are none, from stdin, one per line (
 only; lines are taken verbatim, nothing is trimmed; no keys at all is an error unless
 --allow-empty). M defaults to Flink's default max parallelism for P. Negative numbers are
 keys, not flags; "--" ends the flags.`)
-	var p, m optInt
+	var p, m cliflags.Int
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
 	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
@@ -121,7 +122,7 @@ func runRanges(e *env, args []string) int {
 computeKeyGroupRangeForOperatorIndex: start = ceil(i*M/P), end = ceil((i+1)*M/P) - 1, both
 inclusive) as CSV: max_parallelism,parallelism,subtask,start,end,key_groups. With no
 --max-parallelism it uses, and prints, Flink's default max parallelism for P.`)
-	var p, m, sub optInt
+	var p, m, sub cliflags.Int
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
 	fs.Var(&sub, "subtask", "print only subtask `I` (0..P-1)")
@@ -137,11 +138,11 @@ inclusive) as CSV: max_parallelism,parallelism,subtask,start,end,key_groups. Wit
 		return e.failf("ranges", "%v", err)
 	}
 	from, to := 0, par-1
-	if sub.set {
-		if sub.v < 0 || sub.v >= par {
-			return e.failf("ranges", "--subtask %d is out of range (want 0..%d for parallelism %d)", sub.v, par-1, par)
+	if sub.Given {
+		if sub.V < 0 || sub.V >= par {
+			return e.failf("ranges", "--subtask %d is out of range (want 0..%d for parallelism %d)", sub.V, par-1, par)
 		}
-		from, to = sub.v, sub.v
+		from, to = sub.V, sub.V
 	}
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)

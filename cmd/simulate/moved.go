@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -31,7 +32,7 @@ max parallelisms. Without --out, rows are printed as they are computed.
 
 func runMoved(e *env, args []string) int {
 	fs := newFlags("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
-	var from optInt
+	var from cliflags.Int
 	fs.Var(&from, "from", "the parallelism `P` before the rescale (1..32768)")
 	to := fs.String("to", "", "the parallelism(s) after the rescale: `LIST`, e.g. 12 or 2..16")
 	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720 or default")
@@ -46,11 +47,11 @@ func runMoved(e *env, args []string) int {
 	if err := cf.check(); err != nil {
 		return e.failf("moved", "%v", err)
 	}
-	if !from.set {
+	if !from.Given {
 		return e.failf("moved", "--from P is required")
 	}
-	if err := model.CheckParallelismPreconditions(from.v); err != nil {
-		return e.failf("moved", "--from %d is out of bounds (want 1..%d)", from.v, model.UpperBoundMaxParallelism)
+	if err := model.CheckParallelismPreconditions(from.V); err != nil {
+		return e.failf("moved", "--from %d is out of bounds (want 1..%d)", from.V, model.UpperBoundMaxParallelism)
 	}
 	if *to == "" {
 		return e.failf("moved", "--to is required (e.g. --to 12 or --to 2..16)")
@@ -67,7 +68,7 @@ func runMoved(e *env, args []string) int {
 		return e.failf("moved", "%v", err)
 	}
 	if hasDefault {
-		d, err := model.ComputeDefaultMaxParallelism(from.v)
+		d, err := model.ComputeDefaultMaxParallelism(from.V)
 		if err != nil {
 			return e.failf("moved", "%v", err)
 		}
@@ -76,15 +77,15 @@ func runMoved(e *env, args []string) int {
 			slices.Sort(ms)
 		}
 	}
-	rows, work, series := plots.CountRescales(ms, from.v, qs)
+	rows, work, series := plots.CountRescales(ms, from.V, qs)
 	if rows == 0 {
-		return e.failf("moved", "no rescale left: --from %d or every --to exceeds every max parallelism (Flink needs P, Q <= M)", from.v)
+		return e.failf("moved", "no rescale left: --from %d or every --to exceeds every max parallelism (Flink needs P, Q <= M)", from.V)
 	}
 	if rows > maxMovedRows {
 		return e.failf("moved", "%d rescales (max parallelism, target parallelism pairs) is too many (at most %d): narrow --max-parallelism or --to", rows, maxMovedRows)
 	}
 	if work > maxMovedWork {
-		return e.failf("moved", "%d rescales from %d compare %d subtask ranges, too many (at most %d): lower --from or narrow --to or --max-parallelism", rows, from.v, work, maxMovedWork)
+		return e.failf("moved", "%d rescales from %d compare %d subtask ranges, too many (at most %d): lower --from or narrow --to or --max-parallelism", rows, from.V, work, maxMovedWork)
 	}
 	if *cf.out != "" {
 		if rows > maxMovedChartRows {
@@ -95,7 +96,7 @@ func runMoved(e *env, args []string) int {
 		}
 	}
 	each := func(yield func(plots.Moved)) {
-		if err := plots.MovedFractions(ms, from.v, qs, yield); err != nil {
+		if err := plots.MovedFractions(ms, from.V, qs, yield); err != nil {
 			panic("simulate: internal error: " + err.Error()) // every value was validated
 		}
 	}

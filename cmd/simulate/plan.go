@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
@@ -65,7 +66,7 @@ which the model does not have); the operator says so in "notes".
 
 func runPlan(e *env, args []string) int {
 	fset := newFlags("plan", "plan PATH --parallelism P [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--format text|json] [--out FILE.png|.svg]", planHelp)
-	var par optInt
+	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", "1.18", "the Flink version whose restore path runs: 1.18 or 1.10.1")
@@ -86,12 +87,12 @@ func runPlan(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.failf("plan", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))
 	}
-	if !par.set && *jobPath == "" {
+	if !par.Given && *jobPath == "" {
 		return e.failf("plan", "--parallelism P is required (or --job FILE giving every vertex's parallelism)")
 	}
-	if par.set {
-		if err := model.CheckParallelismPreconditions(par.v); err != nil {
-			return e.failf("plan", "--parallelism %d is out of bounds (want 1..%d)", par.v, model.UpperBoundMaxParallelism)
+	if par.Given {
+		if err := model.CheckParallelismPreconditions(par.V); err != nil {
+			return e.failf("plan", "--parallelism %d is out of bounds (want 1..%d)", par.V, model.UpperBoundMaxParallelism)
 		}
 	}
 	if *out != "" {
@@ -108,7 +109,7 @@ func runPlan(e *env, args []string) int {
 		if err != nil {
 			return e.failf("plan", "--job: %v", err)
 		}
-		job, err = parseJobFile(*jobPath, b, par.v)
+		job, err = parseJobFile(*jobPath, b, par.V)
 		if err != nil {
 			return e.failf("plan", "--job %s: %v", *jobPath, err)
 		}
@@ -119,7 +120,7 @@ func runPlan(e *env, args []string) int {
 		// which Flink 1.4 and later refuse) is a refusal, not bad input: it is planned.
 		return e.failf("plan", "%v", err)
 	}
-	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.v, Job: job, AllowNonRestoredState: *allow})
+	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.V, Job: job, AllowNonRestoredState: *allow})
 	if err != nil {
 		return e.failf("plan", "%s: %v", sp.Path, err)
 	}

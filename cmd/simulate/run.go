@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"strconv"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
@@ -20,7 +20,7 @@ const maxSteps = sweep.MaxSteps
 // commonFlags are the flags run and sweep share.
 type commonFlags struct {
 	flink  *string
-	steps  optInt
+	steps  cliflags.Int
 	format *string
 }
 
@@ -39,11 +39,11 @@ func (c *commonFlags) resolve() (model.FlinkVersion, int, error) {
 		return 0, 0, fmt.Errorf("--flink: %w", err)
 	}
 	steps := sim.DefaultSteps
-	if c.steps.set {
-		if c.steps.v < 1 || c.steps.v > maxSteps {
-			return 0, 0, fmt.Errorf("--steps %d is out of range (want 1..%d)", c.steps.v, maxSteps)
+	if c.steps.Given {
+		if c.steps.V < 1 || c.steps.V > maxSteps {
+			return 0, 0, fmt.Errorf("--steps %d is out of range (want 1..%d)", c.steps.V, maxSteps)
 		}
-		steps = c.steps.v
+		steps = c.steps.V
 	}
 	if err := checkFormat(*c.format); err != nil {
 		return 0, 0, err
@@ -55,28 +55,6 @@ func checkFormat(f string) error {
 	if f != "text" && f != "json" {
 		return fmt.Errorf("unknown --format %q (want text or json)", f)
 	}
-	return nil
-}
-
-// seedFlag is a uint64 flag that remembers whether it was given.
-type seedFlag struct {
-	v   uint64
-	set bool
-}
-
-func (s *seedFlag) String() string {
-	if s == nil || !s.set {
-		return ""
-	}
-	return fmt.Sprint(s.v)
-}
-
-func (s *seedFlag) Set(text string) error {
-	v, err := strconv.ParseUint(text, 10, 64)
-	if err != nil {
-		return fmt.Errorf("not an unsigned 64-bit integer: %q", text)
-	}
-	s.v, s.set = v, true
 	return nil
 }
 
@@ -97,7 +75,7 @@ made, 1 when some other invariant was violated, 2 on bad usage.
 --format json prints JSON lines: one {"seed","step","line"} object per trace line (the job
 line has step -1), one object per violation, and a final {"seed","result",...} object with
 result "ok", "known" or "fail".`)
-	var seed seedFlag
+	var seed cliflags.Uint64
 	fs.Var(&seed, "seed", "the seed `N` (an unsigned 64-bit integer)")
 	c := addCommonFlags(fs)
 	pos, done, code := e.parseFlags(fs, args)
@@ -107,14 +85,14 @@ result "ok", "known" or "fail".`)
 	if len(pos) > 0 {
 		return e.failf("run", "unexpected argument %q (run takes only flags)", pos[0])
 	}
-	if !seed.set {
+	if !seed.Given {
 		return e.failf("run", "--seed is required")
 	}
 	v, steps, err := c.resolve()
 	if err != nil {
 		return e.failf("run", "%v", err)
 	}
-	return e.report("run", *c.format, seed.v, v, func() sweep.Report { return sweep.NewReport(sim.RunSeed(seed.v, v, steps)) })
+	return e.report("run", *c.format, seed.V, v, func() sweep.Report { return sweep.NewReport(sim.RunSeed(seed.V, v, steps)) })
 }
 
 // report prints the text header first, so that the seed is on stdout even if the run never

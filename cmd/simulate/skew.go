@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/internal/intlist"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
@@ -288,13 +289,13 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	if err != nil {
 		return e.failf("skew", "--parallelism %q: with --keys give one parallelism P (1..%d)", parList, model.UpperBoundMaxParallelism)
 	}
-	m := optInt{}
+	m := cliflags.Int{}
 	if maxSet && maxList != "default" {
 		if err := m.Set(strings.TrimSpace(maxList)); err != nil {
 			return e.failf("skew", "--max-parallelism %q: with --keys give one max parallelism M or default", maxList)
 		}
 	}
-	p, maxPar, err := resolveParallelism(optInt{v: p, set: true}, m)
+	p, maxPar, err := resolveParallelism(cliflags.Int{V: p, Given: true}, m)
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
 )
@@ -60,8 +61,8 @@ seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace
 violations as comments) that 'simulate replay' runs. A progress bar is drawn on stderr when
 it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
 failed, 2 bad usage.`, sweep.MaxListed))
-	var seeds, workers optInt
-	var start seedFlag
+	var seeds, workers cliflags.Int
+	var start cliflags.Uint64
 	fs.Var(&seeds, "seeds", fmt.Sprintf("the number of seeds `N` (default %d)", defaultSweepSeeds))
 	fs.Var(&start, "start", "the first seed `S` (default 0)")
 	fs.Var(&workers, "workers", "run on `W` workers (default GOMAXPROCS)")
@@ -75,26 +76,26 @@ failed, 2 bad usage.`, sweep.MaxListed))
 	if len(pos) > 0 {
 		return e.failf("sweep", "unexpected argument %q (sweep takes only flags)", pos[0])
 	}
-	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.v, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
+	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.V, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
 		out: *out, json: *c.format == "json", showProgress: e.stderrIsTerminal}
 	var err error
 	if cfg.Version, cfg.Steps, err = c.resolve(); err != nil {
 		return e.failf("sweep", "%v", err)
 	}
-	if seeds.set {
-		if seeds.v < 1 || seeds.v > maxSweepSeeds {
-			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.v, maxSweepSeeds)
+	if seeds.Given {
+		if seeds.V < 1 || seeds.V > maxSweepSeeds {
+			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.V, maxSweepSeeds)
 		}
-		cfg.Seeds = seeds.v
+		cfg.Seeds = seeds.V
 	}
 	if uint64(cfg.Seeds-1) > math.MaxUint64-cfg.Start {
 		return e.failf("sweep", "--start %d with --seeds %d runs past the largest seed %d", cfg.Start, cfg.Seeds, uint64(math.MaxUint64))
 	}
-	if workers.set {
-		if workers.v < 1 || workers.v > maxWorkers {
-			return e.failf("sweep", "--workers %d is out of range (want 1..%d)", workers.v, maxWorkers)
+	if workers.Given {
+		if workers.V < 1 || workers.V > maxWorkers {
+			return e.failf("sweep", "--workers %d is out of range (want 1..%d)", workers.V, maxWorkers)
 		}
-		cfg.Workers = workers.v
+		cfg.Workers = workers.V
 	}
 	if *shard != "" {
 		if cfg.Shard, cfg.Of, err = parseShard(*shard); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -87,4 +88,50 @@ func (s *Set) WriteHelp(w io.Writer) {
 			fmt.Fprintln(w)
 		})
 	}
+}
+
+// Int is an int flag value that remembers whether it was given.
+type Int struct {
+	V     int
+	Given bool
+}
+
+func (o *Int) String() string {
+	if o == nil || !o.Given {
+		return ""
+	}
+	return strconv.Itoa(o.V)
+}
+
+// Set parses a decimal int.
+func (o *Int) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not an integer: %q", s)
+	}
+	o.V, o.Given = v, true
+	return nil
+}
+
+// Uint64 is a uint64 flag value (such as a seed) that remembers whether it was given.
+type Uint64 struct {
+	V     uint64
+	Given bool
+}
+
+func (u *Uint64) String() string {
+	if u == nil || !u.Given {
+		return ""
+	}
+	return strconv.FormatUint(u.V, 10)
+}
+
+// Set parses a decimal unsigned 64-bit integer.
+func (u *Uint64) Set(text string) error {
+	v, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an unsigned 64-bit integer: %q", text)
+	}
+	u.V, u.Given = v, true
+	return nil
 }

@@ -40,3 +40,29 @@ func TestWriteHelp(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+func TestIntAndUint64(t *testing.T) {
+	s := New("x", "x", "")
+	var n Int
+	var u Uint64
+	s.Var(&n, "n", "")
+	s.Var(&u, "u", "")
+	if n.String() != "" || u.String() != "" || n.Given || u.Given {
+		t.Fatalf("zero values: %q %q", n.String(), u.String())
+	}
+	if _, err := s.ParseArgs([]string{"--n", "-4", "--u", "18446744073709551615"}); err != nil {
+		t.Fatal(err)
+	}
+	if !n.Given || n.V != -4 || n.String() != "-4" || !u.Given || u.V != 1<<64-1 || u.String() != "18446744073709551615" {
+		t.Errorf("n %+v, u %+v", n, u)
+	}
+	for _, tc := range []struct {
+		v    flag.Value
+		in   string
+		want string
+	}{{&n, "2.5", `not an integer: "2.5"`}, {&u, "-1", `not an unsigned 64-bit integer: "-1"`}} {
+		if err := tc.v.Set(tc.in); err == nil || err.Error() != tc.want {
+			t.Errorf("Set(%q) = %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}
