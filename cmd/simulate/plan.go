@@ -215,19 +215,8 @@ func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
 				fmt.Fprintln(w, ", no restore object")
 				continue
 			}
-			var kb int64
-			for _, l := range [][]savepoint.KeyedPart{s.ManagedKeyedState, s.RawKeyedState} {
-				for _, h := range l {
-					kb += h.Bytes
-				}
-			}
-			entries := 0
-			for _, m := range []map[string]*savepoint.OperatorStatePart{s.ManagedOperatorState, s.RawOperatorState} {
-				for _, st := range m {
-					entries += len(st.Pairs)
-				}
-			}
-			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, entries, s.StateBytes-kb)
+			kb := s.KeyedBytes()
+			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, s.OperatorStateEntries(), s.StateBytes-kb)
 			for _, kind := range []struct {
 				name string
 				l    []savepoint.KeyedPart
@@ -283,34 +272,18 @@ func pairsText(pairs [][2]int) string {
 
 // Chart.
 
-// writePlanChart draws the state bytes each new subtask receives, stacked per operator (the
-// operators that receive any), and writes it atomically.
+// writePlanChart draws the state bytes each new subtask receives, stacked per operator
+// (plots.RestorePlanBytes), and writes it atomically.
 func writePlanChart(path string, pl *savepoint.RestorePlan) error {
 	f, err := plots.FormatOf(path)
 	if err != nil {
 		return err
 	}
-	var ops []plots.OperatorBytes
-	for _, o := range pl.Operators {
-		if o.StateBytes == 0 {
-			continue
-		}
-		ob := plots.OperatorBytes{Label: o.OperatorID[:8]}
-		if o.UID != "" {
-			ob.Label = o.UID
-		} else if o.Name != "" {
-			ob.Label = o.Name
-		}
-		for _, s := range o.Subtasks {
-			ob.Subtasks = append(ob.Subtasks, s.StateBytes)
-		}
-		ops = append(ops, ob)
-	}
 	target := "the --job"
 	if pl.NewParallelism != nil {
 		target = fmt.Sprintf("p=%d", *pl.NewParallelism)
 	}
-	b, err := plots.RestoreBytesImage(fmt.Sprintf("State bytes per new subtask: %s, Flink %s, %s", filepath.Base(pl.Path), pl.Flink, target), ops, f)
+	b, err := plots.RestoreBytesImage(fmt.Sprintf("State bytes per new subtask: %s, Flink %s, %s", filepath.Base(pl.Path), pl.Flink, target), plots.RestorePlanBytes(pl), f)
 	if err != nil {
 		return err
 	}
