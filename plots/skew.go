@@ -460,6 +460,22 @@ type AdviseOptions struct {
 	Keys []KeyLoad
 }
 
+// Dropped returns, in the order given, the candidates (DefaultCandidates when Candidates is
+// nil) below MaxExpectedParallelism, which Advise leaves out.
+func (o AdviseOptions) Dropped() []int {
+	cs := o.Candidates
+	if cs == nil {
+		cs = DefaultCandidates()
+	}
+	var out []int
+	for _, m := range cs {
+		if m < o.MaxExpectedParallelism {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // SampleSkew is the worst record skew of a key sample over the parallelisms 1..N.
 type SampleSkew struct {
 	Parallelism int
@@ -485,6 +501,19 @@ type Candidate struct {
 	RocksDBPrefixBytes int
 	// Sample is the worst record skew of AdviseOptions.Keys (nil without keys).
 	Sample *SampleSkew
+}
+
+// Lowest returns the candidate with the lowest worst-case skew (the first of equal ones, so
+// the highest ranked); it is cands[0] unless the ranking used a Tolerance. cands must not be
+// empty.
+func Lowest(cands []Candidate) Candidate {
+	lowest := cands[0]
+	for _, c := range cands {
+		if c.Worst.MaxOverMean < lowest.Worst.MaxOverMean {
+			lowest = c
+		}
+	}
+	return lowest
 }
 
 // Advise ranks candidate max parallelisms by the worst key-group skew a job would see at any

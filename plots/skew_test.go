@@ -527,3 +527,26 @@ func TestCountsMatchWhatIsComputed(t *testing.T) {
 		}
 	}
 }
+
+func TestAdviseDroppedAndLowest(t *testing.T) {
+	opts := AdviseOptions{MaxExpectedParallelism: 200, Tolerance: 0.05}
+	if got, want := opts.Dropped(), []int{128, 180}; !slices.Equal(got, want) {
+		t.Errorf("Dropped (default candidates) = %v, want %v", got, want)
+	}
+	if got := (AdviseOptions{MaxExpectedParallelism: 5, Candidates: []int{8, 4, 2, 4}}).Dropped(); !slices.Equal(got, []int{4, 2, 4}) {
+		t.Errorf("Dropped = %v, want [4 2 4]", got)
+	}
+	cands, err := Advise(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowest := Lowest(cands)
+	for _, c := range cands {
+		if c.Worst.MaxOverMean < lowest.Worst.MaxOverMean {
+			t.Errorf("M=%d has a lower worst case than Lowest's M=%d", c.MaxParallelism, lowest.MaxParallelism)
+		}
+	}
+	if exact, _ := Advise(AdviseOptions{MaxExpectedParallelism: 200}); Lowest(exact).MaxParallelism != exact[0].MaxParallelism {
+		t.Errorf("without tolerance Lowest is not the first candidate")
+	}
+}

@@ -50,7 +50,7 @@ hashing at every M, so it mostly reflects the sample's own key skew).
   (+ sample_worst_max_over_mean,sample_worst_parallelism with --keys)`
 
 func runAdvise(e *env, args []string) int {
-	fs := newFlags("advise", "advise --max-expected-parallelism N [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
+	fs := cliflags.New("advise", "advise --max-expected-parallelism N [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
 	var n cliflags.Int
 	fs.Var(&n, "max-expected-parallelism", "the highest parallelism `N` the job may ever run at (1..32768)")
 	candList := fs.String("candidates", "", "candidate max parallelisms `LIST` (default: powers of two and highly composite numbers, see above)")
@@ -151,14 +151,8 @@ func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOp
 	tw.Flush()
 	fmt.Fprintln(w)
 	var dropped []string
-	cs := opts.Candidates
-	if cs == nil {
-		cs = plots.DefaultCandidates()
-	}
-	for _, m := range cs {
-		if m < n {
-			dropped = append(dropped, strconv.Itoa(m))
-		}
+	for _, m := range opts.Dropped() {
+		dropped = append(dropped, strconv.Itoa(m))
 	}
 	if len(dropped) > 0 {
 		fmt.Fprintf(w, "dropped (below N=%d): %s\n", n, strings.Join(dropped, ", "))
@@ -174,13 +168,7 @@ func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOp
 // same tolerance step as the lowest.
 func recommendation(cands []plots.Candidate, opts plots.AdviseOptions) string {
 	n := opts.MaxExpectedParallelism
-	first := cands[0]
-	lowest := first
-	for _, c := range cands {
-		if c.Worst.MaxOverMean < lowest.Worst.MaxOverMean {
-			lowest = c
-		}
-	}
+	first, lowest := cands[0], plots.Lowest(cands)
 	var b strings.Builder
 	fmt.Fprintf(&b, "recommendation: M=%d because ", first.MaxParallelism)
 	switch {

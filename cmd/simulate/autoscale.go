@@ -42,7 +42,7 @@ Without --csv, a table with the same columns and the clamped target.`
 const maxTargets = 1 << 20
 
 func runAutoscale(e *env, args []string) int {
-	fs := newFlags("autoscale", "autoscale --operator RELEASE --max-parallelism M --current C --target T|A..B [--input hash|rebalance|forward|source] [--source-partitions K] [--lower L] [--upper U] [--mode MODE] [--csv]", autoscaleHelp)
+	fs := cliflags.New("autoscale", "autoscale --operator RELEASE --max-parallelism M --current C --target T|A..B [--input hash|rebalance|forward|source] [--source-partitions K] [--lower L] [--upper U] [--mode MODE] [--csv]", autoscaleHelp)
 	operator := fs.String("operator", "", "the operator `RELEASE`: 1.7 … 1.15 or main")
 	var maxPar, current, partitions cliflags.Int
 	fs.Var(&maxPar, "max-parallelism", "the vertex's max parallelism `M` as the job runs it (1..32768)")

@@ -22,7 +22,7 @@ const mapperNames = "ARBITRARY, FIRST, FULL, RANGE or ROUND_ROBIN"
 
 func runChannelMapping(e *env, args []string) int {
 	const name = "channel-mapping"
-	fs := newFlags(name, "channel-mapping --mapper ARBITRARY|FIRST|FULL|RANGE|ROUND_ROBIN --old P --new Q",
+	fs := cliflags.New(name, "channel-mapping --mapper ARBITRARY|FIRST|FULL|RANGE|ROUND_ROBIN --old P --new Q",
 		`Prints, for every new subtask of a rescale from P to Q subtasks, the old subtasks whose in-flight
 channel state (unaligned checkpoints) it reads, as Flink's SubtaskStateMapper.
 getNewToOldSubtasksMapping computes it for the partitioner's mapper. CSV:

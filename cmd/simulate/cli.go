@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
+	"github.com/restoresim/restoresim/internal/excerpt"
 )
 
 // Exit codes shared by every command.
@@ -104,25 +105,17 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// failf prints one line "simulate <cmd>: <message>" on stderr (made safe by oneLine) and returns
+// failf prints one line "simulate <cmd>: <message>" on stderr (made safe by excerpt.OneLine) and returns
 // exitUsage.
 func (e *env) failf(cmd, format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, oneLine(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, excerpt.OneLine(fmt.Sprintf(format, args...)))
 	return exitUsage
-}
-
-// flags is a command's flag set plus the text its --help prints.
-type flags = cliflags.Set
-
-// newFlags makes the flag set of a command. Parse errors are reported by parseFlags as one line.
-func newFlags(name, synopsis, description string) *flags {
-	return cliflags.New(name, synopsis, description)
 }
 
 // parseFlags parses flags anywhere among args (cliflags.Set.ParseArgs) and returns the
 // positional arguments. On --help it prints the command's help on stdout and returns done with
 // code 0; on a parse error it prints one line on stderr and returns done with code 2.
-func (e *env) parseFlags(fs *flags, args []string) (positional []string, done bool, code int) {
+func (e *env) parseFlags(fs *cliflags.Set, args []string) (positional []string, done bool, code int) {
 	positional, err := fs.ParseArgs(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.WriteHelp(e.stdout)

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	quote "github.com/restoresim/restoresim/internal/excerpt"
+	"github.com/restoresim/restoresim/internal/excerpt"
 )
 
 // This file holds what every command uses to read its input files ("-" is stdin everywhere) and
@@ -61,7 +61,4 @@ func inputName(path string) string {
 }
 
 // maxErrorLine bounds the message of a one-line error (runes): longer ones are cut.
-const maxErrorLine = quote.MaxLine
-
-// oneLine makes msg safe for a one-line error on a terminal (see internal/excerpt).
-func oneLine(msg string) string { return quote.OneLine(msg) }
+const maxErrorLine = excerpt.MaxLine

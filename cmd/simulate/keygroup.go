@@ -65,7 +65,7 @@ func readLines(r io.Reader) ([]string, error) {
 }
 
 func runKeygroup(e *env, args []string) int {
-	fs := newFlags("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [--allow-empty] [KEY ...]",
+	fs := cliflags.New("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [--allow-empty] [KEY ...]",
 		`Prints, for every key, its Java hashCode, its key group (murmurHash(hash) % M) and the subtask
 that Flink routes it to, as CSV: key,hash,key_group,subtask (one row per key, in input order).
 Keys come from the arguments or, when there are none, from stdin, one per line (split on \n
@@ -117,7 +117,7 @@ keys, not flags; "--" ends the flags.`)
 }
 
 func runRanges(e *env, args []string) int {
-	fs := newFlags("ranges", "ranges --parallelism P [--max-parallelism M] [--subtask I]",
+	fs := cliflags.New("ranges", "ranges --parallelism P [--max-parallelism M] [--subtask I]",
 		`Prints the key-group range Flink gives each subtask (KeyGroupRangeAssignment.
 computeKeyGroupRangeForOperatorIndex: start = ceil(i*M/P), end = ceil((i+1)*M/P) - 1, both
 inclusive) as CSV: max_parallelism,parallelism,subtask,start,end,key_groups. With no

@@ -31,7 +31,7 @@ max parallelisms. Without --out, rows are printed as they are computed.
 --out draws one bar per M (a single Q) or one line per M against Q.`
 
 func runMoved(e *env, args []string) int {
-	fs := newFlags("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
+	fs := cliflags.New("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
 	var from cliflags.Int
 	fs.Var(&from, "from", "the parallelism `P` before the rescale (1..32768)")
 	to := fs.String("to", "", "the parallelism(s) after the rescale: `LIST`, e.g. 12 or 2..16")

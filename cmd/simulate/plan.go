@@ -65,7 +65,7 @@ which the model does not have); the operator says so in "notes".
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := newFlags("plan", "plan PATH --parallelism P [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--format text|json] [--out FILE.png|.svg]", planHelp)
+	fset := cliflags.New("plan", "plan PATH --parallelism P [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--format text|json] [--out FILE.png|.svg]", planHelp)
 	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")

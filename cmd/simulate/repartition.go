@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/opstate"
 )
@@ -13,7 +14,7 @@ func init() {
 }
 
 func runRepartition(e *env, args []string) int {
-	fs := newFlags("repartition", "repartition [--flink 1.18|1.10.1] < case.json",
+	fs := cliflags.New("repartition", "repartition [--flink 1.18|1.10.1] < case.json",
 		`Explains what Flink will do with your operator (non-keyed) state when a job is restored with
 another parallelism: which new subtask receives which partitions of every list, union and
 broadcast state. It runs a bit-exact model of Flink's RoundRobinOperatorStateRepartitioner.

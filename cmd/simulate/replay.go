@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
 )
@@ -16,7 +17,7 @@ func init() {
 const maxScenarioBytes = 64 << 20
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags("replay", "replay [--format text|json] FILE",
+	fs := cliflags.New("replay", "replay [--format text|json] FILE",
 		`Parses FILE ("-": stdin) as a scenario (the syntax 'simulate run' prints: "seed N", "flink
 V", a "job" line and one line per step; '#' comments and everything after " -> " are ignored,
 so a saved 'simulate run' output, a sweep's saved failure or a hand-written plan all work),
@@ -58,8 +59,8 @@ func readScenarioInput(e *env, path string) (sim.Plan, error) {
 	if err != nil {
 		return sim.Plan{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(p.Steps) > maxSteps {
-		return sim.Plan{}, fmt.Errorf("%s: %d steps is more than --steps allows (%d)", name, len(p.Steps), maxSteps)
+	if len(p.Steps) > sweep.MaxSteps {
+		return sim.Plan{}, fmt.Errorf("%s: %d steps is more than --steps allows (%d)", name, len(p.Steps), sweep.MaxSteps)
 	}
 	return p, nil
 }

@@ -14,9 +14,6 @@ func init() {
 	register(&command{name: "run", summary: "run one seed's simulation and print its trace and violations", run: runRun})
 }
 
-// maxSteps bounds --steps: a plan is held in memory whole.
-const maxSteps = sweep.MaxSteps
-
 // commonFlags are the flags run and sweep share.
 type commonFlags struct {
 	flink  *string
@@ -24,10 +21,10 @@ type commonFlags struct {
 	format *string
 }
 
-func addCommonFlags(fs *flags) *commonFlags {
+func addCommonFlags(fs *cliflags.Set) *commonFlags {
 	c := &commonFlags{}
 	c.flink = fs.String("flink", "1.18", "the Flink version to model: 1.18 or 1.10.1")
-	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", maxSteps, sim.DefaultSteps))
+	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", sweep.MaxSteps, sim.DefaultSteps))
 	c.format = fs.String("format", "text", "output format: text or json")
 	return c
 }
@@ -40,8 +37,8 @@ func (c *commonFlags) resolve() (model.FlinkVersion, int, error) {
 	}
 	steps := sim.DefaultSteps
 	if c.steps.Given {
-		if c.steps.V < 1 || c.steps.V > maxSteps {
-			return 0, 0, fmt.Errorf("--steps %d is out of range (want 1..%d)", c.steps.V, maxSteps)
+		if c.steps.V < 1 || c.steps.V > sweep.MaxSteps {
+			return 0, 0, fmt.Errorf("--steps %d is out of range (want 1..%d)", c.steps.V, sweep.MaxSteps)
 		}
 		steps = c.steps.V
 	}
@@ -59,7 +56,7 @@ func checkFormat(f string) error {
 }
 
 func runRun(e *env, args []string) int {
-	fs := newFlags("run", "run --seed N [--flink 1.18|1.10.1] [--steps K] [--format text|json]",
+	fs := cliflags.New("run", "run --seed N [--flink 1.18|1.10.1] [--steps K] [--format text|json]",
 		`Generates the plan of seed N (a job, its state and a schedule of K steps: records,
 checkpoints, savepoints, failures, restarts with rescaling), runs it on the simulated cluster
 and prints the trace: first "seed N flink V", then the job and one line per step in scenario

@@ -85,7 +85,7 @@ type chartFlags struct {
 	embedFonts *bool
 }
 
-func addChartFlags(fs *flags) chartFlags {
+func addChartFlags(fs *cliflags.Set) chartFlags {
 	return chartFlags{
 		out:        fs.String("out", "", "draw the chart to `FILE` (.png or .svg by extension), written atomically"),
 		embedFonts: fs.Bool("embed-fonts", false, "embed the fonts in an SVG (larger, renders the same everywhere)"),
@@ -156,7 +156,7 @@ on stderr and nothing on stdout; --out is written to a temporary file and rename
 existing file is only replaced by a complete chart.`
 
 func runSkew(e *env, args []string) int {
-	fs := newFlags("skew", "skew --max-parallelism LIST --parallelism LIST [--csv] [--out FILE.png|.svg [--chart line|heatmap] [--log-x] [--embed-fonts]]\n"+
+	fs := cliflags.New("skew", "skew --max-parallelism LIST --parallelism LIST [--csv] [--out FILE.png|.svg [--chart line|heatmap] [--log-x] [--embed-fonts]]\n"+
 		"       simulate skew --keys FILE --key-type int|long|string [--weights] --parallelism P [--max-parallelism M] [--csv] [--out FILE.png|.svg [--embed-fonts]]",
 		skewHelp)
 	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720, 128..1024 or default (with --keys: one value M or default)")
