@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
@@ -99,8 +99,11 @@ func runAutoscale(e *env, args []string) int {
 	}
 	p := autoscaler.Params{Release: release, Mode: m, MaxParallelism: maxPar.V, Current: current.V, Input: in,
 		SourcePartitions: partitions.V, Lower: *lower, Upper: *upper}
-	if err := p.Validate(); err != nil {
-		return e.failf("autoscale", "%v", autoscaleFlagError(err))
+	var pe *autoscaler.ParamError
+	if err := p.Validate(); errors.As(err, &pe) {
+		return e.failf("autoscale", "%s: %v", autoscaleFlags[pe.Param], err)
+	} else if err != nil {
+		return e.failf("autoscale", "%v", err)
 	}
 	ds := make([]autoscaler.Decision, len(targets))
 	for i, t := range targets {
@@ -121,18 +124,10 @@ func runAutoscale(e *env, args []string) int {
 	return writeOut(e, "autoscale", out.Bytes())
 }
 
-// autoscaleFlagError names the flag in a validation error of the library.
-func autoscaleFlagError(err error) string {
-	msg := err.Error()
-	for _, pf := range [...][2]string{
-		{"max parallelism", "--max-parallelism"}, {"current parallelism", "--current"}, {"source partitions", "--source-partitions"},
-		{"lower limit", "--lower"}, {"upper limit", "--upper"},
-	} {
-		if strings.HasPrefix(msg, pf[0]) {
-			return pf[1] + ": " + msg
-		}
-	}
-	return msg
+// autoscaleFlags names the flag of each numeric parameter, for its validation errors.
+var autoscaleFlags = map[autoscaler.Param]string{
+	autoscaler.ParamMaxParallelism: "--max-parallelism", autoscaler.ParamCurrent: "--current",
+	autoscaler.ParamSourcePartitions: "--source-partitions", autoscaler.ParamLower: "--lower", autoscaler.ParamUpper: "--upper",
 }
 
 // parseTargets parses --target: a comma list of T or A..B, each 1..autoscaler.MaxTarget, into an
