@@ -90,8 +90,10 @@ type KeyLineError struct {
 	Err  error
 }
 
+// Error is "line N: " and the line's error.
 func (e *KeyLineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 
+// Unwrap returns the line's error (ErrNoWeight, for instance).
 func (e *KeyLineError) Unwrap() error { return e.Err }
 
 // ReadKeySample streams a key file: one key per line, split on \n only and taken verbatim;

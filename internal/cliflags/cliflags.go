@@ -96,6 +96,7 @@ type Int struct {
 	Given bool
 }
 
+// String is the value as given, or "" when not given.
 func (o *Int) String() string {
 	if o == nil || !o.Given {
 		return ""
@@ -119,6 +120,7 @@ type Uint64 struct {
 	Given bool
 }
 
+// String is the value as given, or "" when not given.
 func (u *Uint64) String() string {
 	if u == nil || !u.Given {
 		return ""

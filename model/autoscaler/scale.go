@@ -60,6 +60,7 @@ type ParamError struct {
 	msg   string
 }
 
+// Error is the message Validate words, e.g. "lower limit 9 is above the upper limit 8".
 func (e *ParamError) Error() string { return e.msg }
 
 // paramError is a *ParamError for param with a formatted message.
