@@ -10,6 +10,8 @@
 //	LoadPerSubtask                both at once; Load.RecordPeak, KeyGroupPeak, DistinctKeyPeak, Hotspot
 //	KeyGroupLoads.WorstRecordSkew the worst record skew of a sample over parallelisms 1..N
 //	Advise                        candidate max parallelisms ranked by worst-case skew over L..N
+//	ReadKeySample, KeyType        a key file (a key, or key,weight, per line) as KeyLoads
+//	CountSkewPairs, CountRescales the size of a KeyGroupSkews or MovedFractions run, before it
 //
 // All of it follows Flink's KeyGroupRangeAssignment as modelled in package model: subtask i owns
 // key groups ⌈i·M/p⌉ … ⌈(i+1)·M/p⌉−1 (the ceiling formula, SPEC §C.6), so every subtask owns

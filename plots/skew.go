@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/restoresim/restoresim/model"
@@ -141,6 +142,20 @@ func KeyGroupSkews(maxParallelisms []int, withDefault bool, parallelisms []int) 
 	return series, nil
 }
 
+// CountSkewPairs is the number of points KeyGroupSkews returns for the same arguments (the
+// pairs with p ≤ M, plus every p with withDefault), without computing any: a caller can bound
+// its output first. Both lists ascend.
+func CountSkewPairs(maxParallelisms []int, withDefault bool, parallelisms []int) int {
+	n := 0
+	for _, m := range maxParallelisms {
+		n += sort.SearchInts(parallelisms, m+1) // parallelisms ascend: the p ≤ m
+	}
+	if withDefault {
+		n += len(parallelisms)
+	}
+	return n
+}
+
 // Moved is the share of keyed state that changes subtask when a job with max parallelism M is
 // rescaled from one parallelism to another, counted in key groups (the unit Flink moves).
 type Moved struct {
@@ -181,6 +196,46 @@ func MovedFraction(maxParallelism, from, to int) (Moved, error) {
 	}
 	n := m - stay
 	return Moved{MaxParallelism: m, From: from, To: to, KeyGroupsMoved: n, Fraction: float64(n) / float64(m)}, nil
+}
+
+// CountRescales returns, without computing any, how many rescales (M, to) with from, to ≤ M
+// the lists give (the rows MovedFractions yields), the steps MovedFraction takes over them (the
+// sum of min(from, to)) and how many M have at least one. maxParallelisms and tos ascend.
+func CountRescales(maxParallelisms []int, from int, tos []int) (rescales, steps, series int) {
+	prefix := make([]int, len(tos)+1) // prefix[k]: the sum of min(from, to) over tos[:k]
+	for k, q := range tos {
+		prefix[k+1] = prefix[k] + min(from, q)
+	}
+	for _, m := range maxParallelisms {
+		if from > m {
+			continue
+		}
+		k := sort.SearchInts(tos, m+1) // the to ≤ M
+		rescales += k
+		steps += prefix[k]
+		if k > 0 {
+			series++
+		}
+	}
+	return rescales, steps, series
+}
+
+// MovedFractions calls f with MovedFraction(M, from, to) for every M in maxParallelisms and to
+// in tos (both ascending) with from, to ≤ M, M first then to; it stops at the first error.
+func MovedFractions(maxParallelisms []int, from int, tos []int, f func(Moved)) error {
+	for _, m := range maxParallelisms {
+		for _, q := range tos {
+			if from > m || q > m {
+				break // tos ascend
+			}
+			r, err := MovedFraction(m, from, q)
+			if err != nil {
+				return err
+			}
+			f(r)
+		}
+	}
+	return nil
 }
 
 // KeyLoad is one distinct key of a sample: its Java hashCode (see model.JavaIntHash and friends)
@@ -415,6 +470,22 @@ type AdviseOptions struct {
 	Keys []KeyLoad
 }
 
+// Dropped returns, in the order given, the candidates (DefaultCandidates when Candidates is
+// nil) below MaxExpectedParallelism, which Advise leaves out.
+func (o AdviseOptions) Dropped() []int {
+	cs := o.Candidates
+	if cs == nil {
+		cs = DefaultCandidates()
+	}
+	var out []int
+	for _, m := range cs {
+		if m < o.MaxExpectedParallelism {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // SampleSkew is the worst record skew of a key sample over the parallelisms 1..N.
 type SampleSkew struct {
 	Parallelism int
@@ -441,6 +512,19 @@ type Candidate struct {
 	RocksDBPrefixBytes int
 	// Sample is the worst record skew of AdviseOptions.Keys (nil without keys).
 	Sample *SampleSkew
+}
+
+// Lowest returns the candidate with the lowest worst-case skew (the first of equal ones, so
+// the highest ranked); it is cands[0] unless the ranking used a Tolerance. cands must not be
+// empty.
+func Lowest(cands []Candidate) Candidate {
+	lowest := cands[0]
+	for _, c := range cands {
+		if c.Worst.MaxOverMean < lowest.Worst.MaxOverMean {
+			lowest = c
+		}
+	}
+	return lowest
 }
 
 // Advise ranks candidate max parallelisms by the worst key-group skew a job would see at any

@@ -524,3 +524,65 @@ func TestSkewSummaryAgreesWithAdvise(t *testing.T) {
 		t.Error("parallelism 0 accepted")
 	}
 }
+
+// The counts bound exactly what KeyGroupSkews and MovedFractions produce.
+func TestCountsMatchWhatIsComputed(t *testing.T) {
+	for _, tc := range []struct {
+		ms, ps []int
+		def    bool
+		from   int
+	}{
+		{[]int{4, 8, 128}, []int{1, 3, 5, 8, 9, 200}, true, 5},
+		{[]int{2}, []int{3, 4}, false, 1},
+		{[]int{16, 32}, []int{1, 2, 16}, false, 20},
+	} {
+		series, err := KeyGroupSkews(tc.ms, tc.def, tc.ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		points := 0
+		for _, s := range series {
+			points += len(s.Points)
+		}
+		if got := CountSkewPairs(tc.ms, tc.def, tc.ps); got != points {
+			t.Errorf("%+v: CountSkewPairs = %d, KeyGroupSkews gives %d points", tc, got, points)
+		}
+		var rows, steps int
+		ms := map[int]bool{}
+		err = MovedFractions(tc.ms, tc.from, tc.ps, func(m Moved) {
+			rows++
+			steps += min(m.From, m.To)
+			ms[m.MaxParallelism] = true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, s, n := CountRescales(tc.ms, tc.from, tc.ps)
+		if r != rows || s != steps || n != len(ms) {
+			t.Errorf("%+v: CountRescales = %d, %d, %d; MovedFractions gives %d rows, %d steps, %d series", tc, r, s, n, rows, steps, len(ms))
+		}
+	}
+}
+
+func TestAdviseDroppedAndLowest(t *testing.T) {
+	opts := AdviseOptions{MaxExpectedParallelism: 200, Tolerance: 0.05}
+	if got, want := opts.Dropped(), []int{128, 180}; !slices.Equal(got, want) {
+		t.Errorf("Dropped (default candidates) = %v, want %v", got, want)
+	}
+	if got := (AdviseOptions{MaxExpectedParallelism: 5, Candidates: []int{8, 4, 2, 4}}).Dropped(); !slices.Equal(got, []int{4, 2, 4}) {
+		t.Errorf("Dropped = %v, want [4 2 4]", got)
+	}
+	cands, err := Advise(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowest := Lowest(cands)
+	for _, c := range cands {
+		if c.Worst.MaxOverMean < lowest.Worst.MaxOverMean {
+			t.Errorf("M=%d has a lower worst case than Lowest's M=%d", c.MaxParallelism, lowest.MaxParallelism)
+		}
+	}
+	if exact, _ := Advise(AdviseOptions{MaxExpectedParallelism: 200}); Lowest(exact).MaxParallelism != exact[0].MaxParallelism {
+		t.Errorf("without tolerance Lowest is not the first candidate")
+	}
+}

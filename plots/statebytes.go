@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/restoresim/restoresim/model/savepoint"
 )
 
 // OperatorBytes is the state bytes each new subtask of one operator receives in a restore
@@ -15,6 +17,29 @@ import (
 type OperatorBytes struct {
 	Label    string
 	Subtasks []int64
+}
+
+// RestorePlanBytes is the state bytes each new subtask receives in a restore plan, per
+// operator that receives any (metadata order), labelled by the operator's uid, else its name,
+// else the first 8 hex digits of its ID.
+func RestorePlanBytes(pl *savepoint.RestorePlan) []OperatorBytes {
+	var ops []OperatorBytes
+	for _, o := range pl.Operators {
+		if o.StateBytes == 0 {
+			continue
+		}
+		ob := OperatorBytes{Label: o.OperatorID[:8]}
+		if o.UID != "" {
+			ob.Label = o.UID
+		} else if o.Name != "" {
+			ob.Label = o.Name
+		}
+		for _, s := range o.Subtasks {
+			ob.Subtasks = append(ob.Subtasks, s.StateBytes)
+		}
+		ops = append(ops, ob)
+	}
+	return ops
 }
 
 // RestoreBytesImage draws the state bytes each new subtask receives, stacked per operator (the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -53,10 +54,10 @@ hashing at every M, so it mostly reflects the sample's own key skew).
   (+ sample_worst_max_over_mean,sample_worst_parallelism with --keys)`
 
 func runAdvise(e *env, args []string) int {
-	fs := newFlags("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
-	var n optInt
+	fs := cliflags.New("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
+	var n cliflags.Int
 	fs.Var(&n, "max-expected-parallelism", "the highest parallelism `N` the job may ever run at (1..32768)")
-	var lo optInt
+	var lo cliflags.Int
 	fs.Var(&lo, "min-expected-parallelism", "the lowest parallelism `L` the job may run at (1..N, default 1)")
 	candList := fs.String("candidates", "", "candidate max parallelisms `LIST` (default: powers of two and highly composite numbers, see above)")
 	tol := fs.Float64("tolerance", 0.05, "compare worst-case skews in steps of `T` (0: exact)")
@@ -71,19 +72,19 @@ func runAdvise(e *env, args []string) int {
 	if len(pos) > 0 {
 		return e.failf("advise", "unexpected argument %q (advise takes only flags)", pos[0])
 	}
-	if !n.set {
+	if !n.Given {
 		return e.failf("advise", "--max-expected-parallelism N is required")
 	}
-	if err := model.CheckParallelismPreconditions(n.v); err != nil {
-		return e.failf("advise", "--max-expected-parallelism %d is out of bounds (want 1..%d)", n.v, model.UpperBoundMaxParallelism)
+	if err := model.CheckParallelismPreconditions(n.V); err != nil {
+		return e.failf("advise", "--max-expected-parallelism %d is out of bounds (want 1..%d)", n.V, model.UpperBoundMaxParallelism)
 	}
-	if lo.set && (lo.v < 1 || lo.v > n.v) {
-		return e.failf("advise", "--min-expected-parallelism %d is out of bounds (want 1..%d, the max expected parallelism)", lo.v, n.v)
+	if lo.Given && (lo.V < 1 || lo.V > n.V) {
+		return e.failf("advise", "--min-expected-parallelism %d is out of bounds (want 1..%d, the max expected parallelism)", lo.V, n.V)
 	}
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) || *tol >= 1 {
 		return e.failf("advise", "--tolerance %v: want a number in [0, 1), e.g. 0.01", *tol)
 	}
-	opts := plots.AdviseOptions{MaxExpectedParallelism: n.v, MinExpectedParallelism: lo.v, Tolerance: *tol}
+	opts := plots.AdviseOptions{MaxExpectedParallelism: n.V, MinExpectedParallelism: lo.V, Tolerance: *tol}
 	if *candList != "" {
 		cs, err := parseIntList("--candidates", *candList)
 		if err != nil {
@@ -91,13 +92,13 @@ func runAdvise(e *env, args []string) int {
 		}
 		opts.Candidates = cs
 	}
-	var ks keySample
+	var ks plots.KeySample
 	if *keysPath != "" {
 		var err error
 		if ks, err = readKeySample(e, *keysPath, *keyType, *weights); err != nil {
 			return e.failf("advise", "%v", err)
 		}
-		opts.Keys = ks.keys
+		opts.Keys = ks.Keys
 	} else if *keyType != "" || *weights {
 		return e.failf("advise", "--key-type and --weights need --keys FILE")
 	}
@@ -130,7 +131,7 @@ func writeAdviseCSV(w io.Writer, cands []plots.Candidate, sample bool) {
 	}
 }
 
-func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOptions, ks keySample) {
+func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOptions, ks plots.KeySample) {
 	n := opts.MaxExpectedParallelism
 	if opts.MinExpectedParallelism > 1 {
 		fmt.Fprintf(w, "expected parallelism L=%d..N=%d: worst max/mean key groups per subtask over p=%s", opts.MinExpectedParallelism, n, adviseRange(opts))
@@ -163,21 +164,15 @@ func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOp
 	tw.Flush()
 	fmt.Fprintln(w)
 	var dropped []string
-	cs := opts.Candidates
-	if cs == nil {
-		cs = plots.DefaultCandidates()
-	}
-	for _, m := range cs {
-		if m < n {
-			dropped = append(dropped, strconv.Itoa(m))
-		}
+	for _, m := range opts.Dropped() {
+		dropped = append(dropped, strconv.Itoa(m))
 	}
 	if len(dropped) > 0 {
 		fmt.Fprintf(w, "dropped (below N=%d): %s\n", n, strings.Join(dropped, ", "))
 	}
 	fmt.Fprintln(w, "overhead per key group (grows with M): an 8-byte offset in every keyed-state checkpoint handle; on the heap backend a state map per state and a timer deduplication map; RocksDB keys carry a 2-byte key-group prefix when M > 128 (1 byte up to 128)")
 	if opts.Keys != nil {
-		fmt.Fprintf(w, "sample: %d records, %d distinct keys; its worst record skew is mostly key skew when it is far above the key-group worst\n", ks.records, len(ks.keys))
+		fmt.Fprintf(w, "sample: %d records, %d distinct keys; its worst record skew is mostly key skew when it is far above the key-group worst\n", ks.Records, len(ks.Keys))
 	}
 	fmt.Fprintln(w, recommendation(cands, opts))
 }
@@ -191,13 +186,7 @@ func adviseRange(opts plots.AdviseOptions) string {
 // same tolerance step as the lowest.
 func recommendation(cands []plots.Candidate, opts plots.AdviseOptions) string {
 	rng := adviseRange(opts)
-	first := cands[0]
-	lowest := first
-	for _, c := range cands {
-		if c.Worst.MaxOverMean < lowest.Worst.MaxOverMean {
-			lowest = c
-		}
-	}
+	first, lowest := cands[0], plots.Lowest(cands)
 	var b strings.Builder
 	fmt.Fprintf(&b, "recommendation: M=%d because ", first.MaxParallelism)
 	switch {

@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
+	"github.com/restoresim/restoresim/internal/intlist"
 	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
@@ -41,9 +42,9 @@ Without --csv, a table with the same columns and the clamped target.`
 const maxTargets = 1 << 20
 
 func runAutoscale(e *env, args []string) int {
-	fs := newFlags("autoscale", "autoscale --operator RELEASE --max-parallelism M --current C --target T|A..B [--input hash|rebalance|forward|source] [--source-partitions K] [--lower L] [--upper U] [--mode MODE] [--csv]", autoscaleHelp)
+	fs := cliflags.New("autoscale", "autoscale --operator RELEASE --max-parallelism M --current C --target T|A..B [--input hash|rebalance|forward|source] [--source-partitions K] [--lower L] [--upper U] [--mode MODE] [--csv]", autoscaleHelp)
 	operator := fs.String("operator", "", "the operator `RELEASE`: 1.7 … 1.15 or main")
-	var maxPar, current, partitions optInt
+	var maxPar, current, partitions cliflags.Int
 	fs.Var(&maxPar, "max-parallelism", "the vertex's max parallelism `M` as the job runs it (1..32768)")
 	fs.Var(&current, "current", "the vertex's current parallelism `C` (1..M)")
 	target := fs.String("target", "", "computed target(s): `T`, A..B or a list")
@@ -67,10 +68,10 @@ func runAutoscale(e *env, args []string) int {
 	if err != nil {
 		return e.failf("autoscale", "--operator: %v", err)
 	}
-	if !maxPar.set {
+	if !maxPar.Given {
 		return e.failf("autoscale", "--max-parallelism M is required")
 	}
-	if !current.set {
+	if !current.Given {
 		return e.failf("autoscale", "--current C is required")
 	}
 	if *target == "" {
@@ -84,7 +85,7 @@ func runAutoscale(e *env, args []string) int {
 	if err != nil {
 		return e.failf("autoscale", "--input: %v", err)
 	}
-	if partitions.set && in != autoscaler.Source {
+	if partitions.Given && in != autoscaler.Source {
 		return e.failf("autoscale", "--source-partitions needs --input source (the vertex is %s)", in)
 	}
 	m := autoscaler.ModeUnset
@@ -96,10 +97,13 @@ func runAutoscale(e *env, args []string) int {
 			return e.failf("autoscale", "--mode: %v", err)
 		}
 	}
-	p := autoscaler.Params{Release: release, Mode: m, MaxParallelism: maxPar.v, Current: current.v, Input: in,
-		SourcePartitions: partitions.v, Lower: *lower, Upper: *upper}
-	if err := p.Validate(); err != nil {
-		return e.failf("autoscale", "%v", autoscaleFlagError(err))
+	p := autoscaler.Params{Release: release, Mode: m, MaxParallelism: maxPar.V, Current: current.V, Input: in,
+		SourcePartitions: partitions.V, Lower: *lower, Upper: *upper}
+	var pe *autoscaler.ParamError
+	if err := p.Validate(); errors.As(err, &pe) {
+		return e.failf("autoscale", "%s: %v", autoscaleFlags[pe.Param], err)
+	} else if err != nil {
+		return e.failf("autoscale", "%v", err)
 	}
 	ds := make([]autoscaler.Decision, len(targets))
 	for i, t := range targets {
@@ -120,55 +124,18 @@ func runAutoscale(e *env, args []string) int {
 	return writeOut(e, "autoscale", out.Bytes())
 }
 
-// autoscaleFlagError names the flag in a validation error of the library.
-func autoscaleFlagError(err error) string {
-	msg := err.Error()
-	for _, pf := range [...][2]string{
-		{"max parallelism", "--max-parallelism"}, {"current parallelism", "--current"}, {"source partitions", "--source-partitions"},
-		{"lower limit", "--lower"}, {"upper limit", "--upper"},
-	} {
-		if strings.HasPrefix(msg, pf[0]) {
-			return pf[1] + ": " + msg
-		}
-	}
-	return msg
+// autoscaleFlags names the flag of each numeric parameter, for its validation errors.
+var autoscaleFlags = map[autoscaler.Param]string{
+	autoscaler.ParamMaxParallelism: "--max-parallelism", autoscaler.ParamCurrent: "--current",
+	autoscaler.ParamSourcePartitions: "--source-partitions", autoscaler.ParamLower: "--lower", autoscaler.ParamUpper: "--upper",
 }
 
 // parseTargets parses --target: a comma list of T or A..B, each 1..autoscaler.MaxTarget, into an
 // ascending list without duplicates of at most maxTargets values.
 func parseTargets(s string) ([]int, error) {
-	var out []int
-	for _, tok := range strings.Split(s, ",") {
-		tok = strings.TrimSpace(tok)
-		if tok == "" {
-			return nil, fmt.Errorf("--target: empty item in %q (want T, A..B or a list such as 10,20..30)", s)
-		}
-		lo, hi, isRange := strings.Cut(tok, "..")
-		a, errA := strconv.Atoi(strings.TrimSpace(lo))
-		b, errB := a, error(nil)
-		if isRange {
-			b, errB = strconv.Atoi(strings.TrimSpace(hi))
-		}
-		if errA != nil || errB != nil {
-			return nil, fmt.Errorf("--target: %q is not a number or a range A..B", tok)
-		}
-		for _, v := range []int{a, b} {
-			if v < 1 || v > autoscaler.MaxTarget {
-				return nil, fmt.Errorf("--target: %d in %q is out of bounds (want 1..%d)", v, tok, autoscaler.MaxTarget)
-			}
-		}
-		if a > b {
-			return nil, fmt.Errorf("--target: %q is an empty range (the start is above the end)", tok)
-		}
-		if b-a >= maxTargets || len(out)+b-a >= maxTargets {
-			return nil, fmt.Errorf("--target: more than %d targets", maxTargets)
-		}
-		for v := a; v <= b; v++ {
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	targets, _, err := intlist.Spec{Flag: "--target", Max: autoscaler.MaxTarget, Want: "T, A..B or a list such as 10,20..30", Range: "A..B",
+		Limit: maxTargets, Units: "targets", BlankIsItem: true, BoundsFirst: true}.Parse(s)
+	return targets, err
 }
 
 // writeAutoscaleTable writes the text form: a line naming the vertex and the limits, then one row

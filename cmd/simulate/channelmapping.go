@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 )
 
@@ -21,7 +22,7 @@ const mapperNames = "ARBITRARY, FIRST, FULL, RANGE or ROUND_ROBIN"
 
 func runChannelMapping(e *env, args []string) int {
 	const name = "channel-mapping"
-	fs := newFlags(name, "channel-mapping --mapper ARBITRARY|FIRST|FULL|RANGE|ROUND_ROBIN --old P --new Q",
+	fs := cliflags.New(name, "channel-mapping --mapper ARBITRARY|FIRST|FULL|RANGE|ROUND_ROBIN --old P --new Q",
 		`Prints, for every new subtask of a rescale from P to Q subtasks, the old subtasks whose in-flight
 channel state (unaligned checkpoints) it reads, as Flink's SubtaskStateMapper.
 getNewToOldSubtasksMapping computes it for the partitioner's mapper. CSV:
@@ -30,7 +31,7 @@ when none) and ambiguous the mapper's isAmbiguous() (true for FULL and RANGE, wh
 filter the records they share). UNSUPPORTED (forward and rescale partitioners) is refused as
 Flink refuses it. FULL prints P*Q indexes, at most 16777216.`)
 	mapper := fs.String("mapper", "", "the partitioner's `mapper`: "+mapperNames)
-	var oldP, newP optInt
+	var oldP, newP cliflags.Int
 	fs.Var(&oldP, "old", "the old parallelism `P` (1..32768)")
 	fs.Var(&newP, "new", "the new parallelism `Q` (1..32768)")
 	pos, done, code := e.parseFlags(fs, args)
@@ -46,19 +47,19 @@ Flink refuses it. FULL prints P*Q indexes, at most 16777216.`)
 	}
 	for _, p := range []struct {
 		flag string
-		v    optInt
+		o    cliflags.Int
 	}{{"--old", oldP}, {"--new", newP}} {
-		if !p.v.set {
+		if !p.o.Given {
 			return e.failf(name, "%s is required", p.flag)
 		}
-		if err := model.CheckParallelismPreconditions(p.v.v); err != nil {
-			return e.failf(name, "%s %d: %v (want 1..%d)", p.flag, p.v.v, err, model.UpperBoundMaxParallelism)
+		if err := model.CheckParallelismPreconditions(p.o.V); err != nil {
+			return e.failf(name, "%s %d: %v (want 1..%d)", p.flag, p.o.V, err, model.UpperBoundMaxParallelism)
 		}
 	}
-	if m == model.FullMapper && oldP.v*newP.v > maxFullIndexes {
-		return e.failf(name, "FULL from %d to %d would print %d old indexes, more than %d", oldP.v, newP.v, oldP.v*newP.v, maxFullIndexes)
+	if m == model.FullMapper && oldP.V*newP.V > maxFullIndexes {
+		return e.failf(name, "FULL from %d to %d would print %d old indexes, more than %d", oldP.V, newP.V, oldP.V*newP.V, maxFullIndexes)
 	}
-	mapping, err := m.NewToOldSubtasksMapping(oldP.v, newP.v)
+	mapping, err := m.NewToOldSubtasksMapping(oldP.V, newP.V)
 	if err != nil {
 		return e.failf(name, "%v: %v", m, err)
 	}
@@ -66,7 +67,7 @@ Flink refuses it. FULL prints P*Q indexes, at most 16777216.`)
 	w := bufio.NewWriter(&out)
 	fmt.Fprintln(w, "new_subtask,old_subtasks,ambiguous")
 	ambiguous := strconv.FormatBool(m.IsAmbiguous())
-	for i := range newP.v {
+	for i := range newP.V {
 		w.WriteString(strconv.Itoa(i))
 		w.WriteByte(',')
 		for j, o := range mapping.MappedIndexes(i) {

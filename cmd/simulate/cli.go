@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/restoresim/restoresim/internal/cliflags"
+	"github.com/restoresim/restoresim/internal/excerpt"
 )
 
 // Exit codes shared by every command.
@@ -105,113 +105,24 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// failf prints one line "simulate <cmd>: <message>" on stderr (made safe by oneLine) and returns
+// failf prints one line "simulate <cmd>: <message>" on stderr (made safe by excerpt.OneLine) and returns
 // exitUsage.
 func (e *env) failf(cmd, format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, oneLine(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(e.stderr, "simulate %s: %s\n", cmd, excerpt.OneLine(fmt.Sprintf(format, args...)))
 	return exitUsage
 }
 
-// flags is a command's flag set plus the text its --help prints.
-type flags struct {
-	*flag.FlagSet
-	synopsis    string // e.g. "ranges --parallelism P [--max-parallelism M]"
-	description string
-}
-
-// newFlags makes the flag set of a command. Parse errors are reported by parseFlags as one line.
-func newFlags(name, synopsis, description string) *flags {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return &flags{FlagSet: fs, synopsis: synopsis, description: description}
-}
-
-var negativeNumber = regexp.MustCompile(`^-[0-9.]`)
-
-// parseFlags parses flags anywhere among args ("--name value", "--name=value", single or double
-// dash); arguments that are not flags, everything after "--", and negative numbers such as "-1"
-// are returned as positional arguments in order. On --help it prints the command's help on
-// stdout and returns done with code 0; on a parse error it prints one line on stderr and returns
-// done with code 2.
-func (e *env) parseFlags(fs *flags, args []string) (positional []string, done bool, code int) {
-	for len(args) > 0 {
-		a := args[0]
-		if a == "--" {
-			return append(positional, args[1:]...), false, 0
-		}
-		if len(a) < 2 || a[0] != '-' || negativeNumber.MatchString(a) {
-			positional = append(positional, a)
-			args = args[1:]
-			continue
-		}
-		n := 1
-		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") {
-			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && len(args) > 1 {
-				n = 2
-			}
-		}
-		if err := fs.Parse(args[:n]); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				e.printHelp(fs)
-				return nil, true, exitOK
-			}
-			return nil, true, e.failf(fs.Name(), "%v (see 'simulate %s --help')", err, fs.Name())
-		}
-		args = args[n:]
+// parseFlags parses flags anywhere among args (cliflags.Set.ParseArgs) and returns the
+// positional arguments. On --help it prints the command's help on stdout and returns done with
+// code 0; on a parse error it prints one line on stderr and returns done with code 2.
+func (e *env) parseFlags(fs *cliflags.Set, args []string) (positional []string, done bool, code int) {
+	positional, err := fs.ParseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.WriteHelp(e.stdout)
+		return nil, true, exitOK
+	}
+	if err != nil {
+		return nil, true, e.failf(fs.Name(), "%v (see 'simulate %s --help')", err, fs.Name())
 	}
 	return positional, false, 0
-}
-
-func isBoolFlag(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-func (e *env) printHelp(fs *flags) {
-	w := e.stdout
-	fmt.Fprintf(w, "usage: simulate %s\n", fs.synopsis)
-	if fs.description != "" {
-		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(fs.description))
-	}
-	has := false
-	fs.VisitAll(func(*flag.Flag) { has = true })
-	if has {
-		fmt.Fprintln(w, "\nflags:")
-		fs.VisitAll(func(f *flag.Flag) {
-			name, use := flag.UnquoteUsage(f)
-			line := "  --" + f.Name
-			if name != "" {
-				line += " " + name
-			}
-			fmt.Fprintf(w, "%-30s %s", line, use)
-			if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
-				fmt.Fprintf(w, " (default %s)", f.DefValue)
-			}
-			fmt.Fprintln(w)
-		})
-	}
-}
-
-// optInt is an int flag that remembers whether it was given.
-type optInt struct {
-	v   int
-	set bool
-}
-
-func (o *optInt) String() string {
-	if o == nil || !o.set {
-		return ""
-	}
-	return strconv.Itoa(o.v)
-}
-
-func (o *optInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("not an integer: %q", s)
-	}
-	o.v, o.set = v, true
-	return nil
 }

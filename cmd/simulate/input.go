@@ -6,12 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	quote "github.com/restoresim/restoresim/internal/excerpt"
+	"github.com/restoresim/restoresim/internal/excerpt"
 )
 
 // This file holds what every command uses to read its input files ("-" is stdin everywhere) and
@@ -64,34 +60,5 @@ func inputName(path string) string {
 	return path
 }
 
-// excerpt quotes s as %q does, but at most max characters of it (see internal/excerpt).
-func excerpt(s string, max int) string { return quote.Quote(s, max) }
-
 // maxErrorLine bounds the message of a one-line error (runes): longer ones are cut.
-const maxErrorLine = 1000
-
-// oneLine makes msg safe for a one-line error on a terminal: newlines become "; ", other control
-// characters but tab and invalid UTF-8 are escaped (\x00), and a message longer than maxErrorLine is cut.
-func oneLine(msg string) string {
-	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "; ")
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(msg); n++ {
-		if n == maxErrorLine {
-			fmt.Fprintf(&b, "… (%d more bytes)", len(msg)-i)
-			break
-		}
-		r, size := utf8.DecodeRuneInString(msg[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, msg[i])
-		case unicode.IsControl(r) && r != '\t':
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(msg[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
+const maxErrorLine = excerpt.MaxLine

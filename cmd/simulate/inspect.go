@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
@@ -17,7 +18,7 @@ func init() {
 }
 
 func runInspect(e *env, args []string) int {
-	fset := newFlags("inspect", "inspect PATH [--format text|json] [--uid NAME]... [--uids FILE]",
+	fset := cliflags.New("inspect", "inspect PATH [--format text|json] [--uid NAME]... [--uids FILE]",
 		`Decodes a Flink checkpoint/savepoint metadata file (format versions 2 to 7: Flink 1.3 to 2.x)
 and prints it. PATH is the _metadata file or a checkpoint directory holding one (any existing file
 is taken as the metadata file). The text form is a tree with state sizes per operator, subtask,

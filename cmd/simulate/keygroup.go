@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/plots"
 )
 
 func init() {
@@ -18,56 +20,34 @@ func init() {
 	register(&command{name: "ranges", summary: "the key-group range of every subtask for a parallelism", run: runRanges})
 }
 
-// keyHasher turns one key (as typed) into its Java hashCode.
-type keyHasher func(key string) (int32, error)
-
-// parseKeyType returns the hasher for --key-type.
-func parseKeyType(t string) (keyHasher, error) {
-	switch t {
-	case "int":
-		return func(k string) (int32, error) {
-			v, err := strconv.ParseInt(k, 10, 32)
-			if err != nil {
-				return 0, fmt.Errorf("key %s is not an int (a 32-bit integer)", excerpt(k, 40))
-			}
-			return model.JavaIntHash(int32(v)), nil
-		}, nil
-	case "long":
-		return func(k string) (int32, error) {
-			v, err := strconv.ParseInt(k, 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("key %s is not a long (a 64-bit integer)", excerpt(k, 40))
-			}
-			return model.JavaLongHash(v), nil
-		}, nil
-	case "string":
-		return func(k string) (int32, error) { return model.JavaStringHash(k), nil }, nil
-	case "":
-		return nil, errors.New("--key-type is required (int, long or string)")
+// parseKeyType parses --key-type.
+func parseKeyType(t string) (plots.KeyType, error) {
+	if t == "" {
+		return 0, errors.New("--key-type is required (int, long or string)")
 	}
-	return nil, fmt.Errorf("unknown key type %q (want int, long or string)", t)
+	return plots.ParseKeyType(t)
 }
 
 // resolveParallelism checks --parallelism and --max-parallelism as Flink would and fills in
 // Flink's default max parallelism when none was given.
-func resolveParallelism(p, m optInt) (int, int, error) {
-	if !p.set {
+func resolveParallelism(p, m cliflags.Int) (int, int, error) {
+	if !p.Given {
 		return 0, 0, errors.New("--parallelism is required")
 	}
-	if err := model.CheckParallelismPreconditions(p.v); err != nil {
-		return 0, 0, fmt.Errorf("--parallelism %d: %w (want 1..%d)", p.v, err, model.UpperBoundMaxParallelism)
+	if err := model.CheckParallelismPreconditions(p.V); err != nil {
+		return 0, 0, fmt.Errorf("--parallelism %d: %w (want 1..%d)", p.V, err, model.UpperBoundMaxParallelism)
 	}
-	if !m.set {
-		d, err := model.ComputeDefaultMaxParallelism(p.v)
-		return p.v, d, err
+	if !m.Given {
+		d, err := model.ComputeDefaultMaxParallelism(p.V)
+		return p.V, d, err
 	}
-	if m.v <= 0 || m.v > model.UpperBoundMaxParallelism {
-		return 0, 0, fmt.Errorf("--max-parallelism %d is out of bounds (want 1..%d)", m.v, model.UpperBoundMaxParallelism)
+	if m.V <= 0 || m.V > model.UpperBoundMaxParallelism {
+		return 0, 0, fmt.Errorf("--max-parallelism %d is out of bounds (want 1..%d)", m.V, model.UpperBoundMaxParallelism)
 	}
-	if m.v < p.v {
-		return 0, 0, fmt.Errorf("--max-parallelism %d is below --parallelism %d: Flink needs max parallelism >= parallelism", m.v, p.v)
+	if m.V < p.V {
+		return 0, 0, fmt.Errorf("--max-parallelism %d is below --parallelism %d: Flink needs max parallelism >= parallelism", m.V, p.V)
 	}
-	return p.v, m.v, nil
+	return p.V, m.V, nil
 }
 
 // readLines splits r on '\n' only, keeping every line verbatim; a final newline does not start
@@ -85,14 +65,14 @@ func readLines(r io.Reader) ([]string, error) {
 }
 
 func runKeygroup(e *env, args []string) int {
-	fs := newFlags("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [--allow-empty] [KEY ...]",
+	fs := cliflags.New("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [--allow-empty] [KEY ...]",
 		`Prints, for every key, its Java hashCode, its key group (murmurHash(hash) % M) and the subtask
 that Flink routes it to, as CSV: key,hash,key_group,subtask (one row per key, in input order).
 Keys come from the arguments or, when there are none, from stdin, one per line (split on \n
 only; lines are taken verbatim, nothing is trimmed; no keys at all is an error unless
 --allow-empty). M defaults to Flink's default max parallelism for P. Negative numbers are
 keys, not flags; "--" ends the flags.`)
-	var p, m optInt
+	var p, m cliflags.Int
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
 	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
@@ -105,7 +85,7 @@ keys, not flags; "--" ends the flags.`)
 	if err != nil {
 		return e.failf("keygroup", "%v", err)
 	}
-	hasher, err := parseKeyType(*keyType)
+	kt, err := parseKeyType(*keyType)
 	if err != nil {
 		return e.failf("keygroup", "%v", err)
 	}
@@ -124,7 +104,7 @@ keys, not flags; "--" ends the flags.`)
 	w := csv.NewWriter(&out)
 	_ = w.Write([]string{"key", "hash", "key_group", "subtask"})
 	for i, k := range keys {
-		h, err := hasher(k)
+		h, err := kt.Hash(k)
 		if err != nil {
 			return e.failf("keygroup", "key %d: %v", i+1, err)
 		}
@@ -137,12 +117,12 @@ keys, not flags; "--" ends the flags.`)
 }
 
 func runRanges(e *env, args []string) int {
-	fs := newFlags("ranges", "ranges --parallelism P [--max-parallelism M] [--subtask I]",
+	fs := cliflags.New("ranges", "ranges --parallelism P [--max-parallelism M] [--subtask I]",
 		`Prints the key-group range Flink gives each subtask (KeyGroupRangeAssignment.
 computeKeyGroupRangeForOperatorIndex: start = ceil(i*M/P), end = ceil((i+1)*M/P) - 1, both
 inclusive) as CSV: max_parallelism,parallelism,subtask,start,end,key_groups. With no
 --max-parallelism it uses, and prints, Flink's default max parallelism for P.`)
-	var p, m, sub optInt
+	var p, m, sub cliflags.Int
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
 	fs.Var(&sub, "subtask", "print only subtask `I` (0..P-1)")
@@ -158,11 +138,11 @@ inclusive) as CSV: max_parallelism,parallelism,subtask,start,end,key_groups. Wit
 		return e.failf("ranges", "%v", err)
 	}
 	from, to := 0, par-1
-	if sub.set {
-		if sub.v < 0 || sub.v >= par {
-			return e.failf("ranges", "--subtask %d is out of range (want 0..%d for parallelism %d)", sub.v, par-1, par)
+	if sub.Given {
+		if sub.V < 0 || sub.V >= par {
+			return e.failf("ranges", "--subtask %d is out of range (want 0..%d for parallelism %d)", sub.V, par-1, par)
 		}
-		from, to = sub.v, sub.v
+		from, to = sub.V, sub.V
 	}
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)

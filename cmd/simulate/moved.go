@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -31,8 +31,8 @@ max parallelisms. Without --out, rows are printed as they are computed.
 --out draws one bar per M (a single Q) or one line per M against Q.`
 
 func runMoved(e *env, args []string) int {
-	fs := newFlags("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
-	var from optInt
+	fs := cliflags.New("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
+	var from cliflags.Int
 	fs.Var(&from, "from", "the parallelism `P` before the rescale (1..32768)")
 	to := fs.String("to", "", "the parallelism(s) after the rescale: `LIST`, e.g. 12 or 2..16")
 	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720 or default")
@@ -47,11 +47,11 @@ func runMoved(e *env, args []string) int {
 	if err := cf.check(); err != nil {
 		return e.failf("moved", "%v", err)
 	}
-	if !from.set {
+	if !from.Given {
 		return e.failf("moved", "--from P is required")
 	}
-	if err := model.CheckParallelismPreconditions(from.v); err != nil {
-		return e.failf("moved", "--from %d is out of bounds (want 1..%d)", from.v, model.UpperBoundMaxParallelism)
+	if err := model.CheckParallelismPreconditions(from.V); err != nil {
+		return e.failf("moved", "--from %d is out of bounds (want 1..%d)", from.V, model.UpperBoundMaxParallelism)
 	}
 	if *to == "" {
 		return e.failf("moved", "--to is required (e.g. --to 12 or --to 2..16)")
@@ -68,7 +68,7 @@ func runMoved(e *env, args []string) int {
 		return e.failf("moved", "%v", err)
 	}
 	if hasDefault {
-		d, err := model.ComputeDefaultMaxParallelism(from.v)
+		d, err := model.ComputeDefaultMaxParallelism(from.V)
 		if err != nil {
 			return e.failf("moved", "%v", err)
 		}
@@ -77,36 +77,27 @@ func runMoved(e *env, args []string) int {
 			slices.Sort(ms)
 		}
 	}
-	rows, work := countRescales(ms, from.v, qs)
+	rows, work, series := plots.CountRescales(ms, from.V, qs)
 	if rows == 0 {
-		return e.failf("moved", "no rescale left: --from %d or every --to exceeds every max parallelism (Flink needs P, Q <= M)", from.v)
+		return e.failf("moved", "no rescale left: --from %d or every --to exceeds every max parallelism (Flink needs P, Q <= M)", from.V)
 	}
 	if rows > maxMovedRows {
 		return e.failf("moved", "%d rescales (max parallelism, target parallelism pairs) is too many (at most %d): narrow --max-parallelism or --to", rows, maxMovedRows)
 	}
 	if work > maxMovedWork {
-		return e.failf("moved", "%d rescales from %d compare %d subtask ranges, too many (at most %d): lower --from or narrow --to or --max-parallelism", rows, from.v, work, maxMovedWork)
+		return e.failf("moved", "%d rescales from %d compare %d subtask ranges, too many (at most %d): lower --from or narrow --to or --max-parallelism", rows, from.V, work, maxMovedWork)
 	}
 	if *cf.out != "" {
 		if rows > maxMovedChartRows {
 			return e.failf("moved", "%d rescales is too many to draw (at most %d with --out): narrow --max-parallelism or --to, or leave out --out", rows, maxMovedChartRows)
 		}
-		if n := countSeries(ms, from.v, qs); n > maxMovedChartSeries {
-			return e.failf("moved", "%d max parallelisms is too many to draw (at most %d with --out): narrow --max-parallelism, or leave out --out", n, maxMovedChartSeries)
+		if series > maxMovedChartSeries {
+			return e.failf("moved", "%d max parallelisms is too many to draw (at most %d with --out): narrow --max-parallelism, or leave out --out", series, maxMovedChartSeries)
 		}
 	}
 	each := func(yield func(plots.Moved)) {
-		for _, m := range ms {
-			for _, q := range qs {
-				if from.v > m || q > m {
-					break // qs ascend
-				}
-				r, err := plots.MovedFraction(m, from.v, q)
-				if err != nil {
-					panic("simulate: internal error: " + err.Error()) // every value was validated
-				}
-				yield(r)
-			}
+		if err := plots.MovedFractions(ms, from.V, qs, yield); err != nil {
+			panic("simulate: internal error: " + err.Error()) // every value was validated
 		}
 	}
 	if *cf.out != "" {
@@ -159,32 +150,3 @@ const (
 	maxMovedChartRows   = 1 << 16
 	maxMovedChartSeries = 256
 )
-
-// countSeries returns how many max parallelisms have at least one rescale.
-func countSeries(ms []int, from int, qs []int) int {
-	n := 0
-	for _, m := range ms {
-		if from <= m && qs[0] <= m {
-			n++
-		}
-	}
-	return n
-}
-
-// countRescales returns, without computing any, how many rescales (M, Q) with from, Q <= M the
-// lists give and the steps they take: the sum of min(from, Q). ms and qs ascend.
-func countRescales(ms []int, from int, qs []int) (rows, work int) {
-	steps := make([]int, len(qs)+1) // steps[k]: the sum of min(from, q) over qs[:k]
-	for k, q := range qs {
-		steps[k+1] = steps[k] + min(from, q)
-	}
-	for _, m := range ms {
-		if from > m {
-			continue
-		}
-		k := sort.SearchInts(qs, m+1) // the Q <= M
-		rows += k
-		work += steps[k]
-	}
-	return rows, work
-}

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
+	"github.com/restoresim/restoresim/internal/cliflags"
+	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
@@ -86,8 +88,8 @@ name the operators whose ID is the hash of a uid. Uids that match no operator ar
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := newFlags("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
-	var par optInt
+	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
+	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
 	var vertexFlags stringList
@@ -113,19 +115,19 @@ func runPlan(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.failf("plan", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))
 	}
-	if !par.set && *jobPath == "" && !*keep && len(vertexFlags) == 0 {
+	if !par.Given && *jobPath == "" && !*keep && len(vertexFlags) == 0 {
 		return e.failf("plan", "--parallelism P is required (or --job FILE giving every vertex's parallelism)")
 	}
-	if par.set && *keep && *jobPath == "" {
+	if par.Given && *keep && *jobPath == "" {
 		return e.failf("plan", "--parallelism and --keep-parallelism: without --job every task keeps its parallelism, so --parallelism would apply to none (give one of them)")
 	}
 	vertexPar, vertexGiven, err := parseVertexFlags(vertexFlags)
 	if err != nil {
 		return e.failf("plan", "%v", err)
 	}
-	if par.set {
-		if err := model.CheckParallelismPreconditions(par.v); err != nil {
-			return e.failf("plan", "--parallelism %d is out of bounds (want 1..%d)", par.v, model.UpperBoundMaxParallelism)
+	if par.Given {
+		if err := model.CheckParallelismPreconditions(par.V); err != nil {
+			return e.failf("plan", "--parallelism %d is out of bounds (want 1..%d)", par.V, model.UpperBoundMaxParallelism)
 		}
 	}
 	if *out != "" {
@@ -154,8 +156,8 @@ func runPlan(e *env, args []string) int {
 		if err != nil {
 			return e.failf("plan", "--job: %v", err)
 		}
-		def := par.v
-		if !par.set && *keep {
+		def := par.V
+		if !par.Given && *keep {
 			// A placeholder for the vertices that give no parallelism: --keep-parallelism
 			// replaces it, and PlanRestore refuses a vertex it cannot keep (no state).
 			def = 1
@@ -174,11 +176,11 @@ func runPlan(e *env, args []string) int {
 	if sp.File != nil {
 		uids.Label(sp.File)
 	}
-	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.v, Job: job, AllowNonRestoredState: *allow,
+	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.V, Job: job, AllowNonRestoredState: *allow,
 		KeepParallelism: *keep, VertexParallelism: vertexPar})
 	var unknown *savepoint.UnknownOperatorError
 	if errors.As(err, &unknown) {
-		return e.failf("plan", "--vertex %s: %v", excerpt(vertexGiven[unknown.OperatorID], 80), err)
+		return e.failf("plan", "--vertex %s: %v", excerpt.Quote(vertexGiven[unknown.OperatorID], 80), err)
 	}
 	if err != nil {
 		return e.failf("plan", "%s: %v", sp.Path, err)
@@ -231,30 +233,30 @@ func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorI
 	for _, g := range l {
 		i := strings.LastIndex(g, "=")
 		if i < 0 {
-			return nil, nil, fmt.Errorf("--vertex %s: want ID=P (ID: 32 hex digits or uid:NAME)", excerpt(g, 80))
+			return nil, nil, fmt.Errorf("--vertex %s: want ID=P (ID: 32 hex digits or uid:NAME)", excerpt.Quote(g, 80))
 		}
 		idText, pText := g[:i], g[i+1:]
 		var id model.OperatorID
 		if name, ok := strings.CutPrefix(idText, "uid:"); ok {
 			if name == "" {
-				return nil, nil, fmt.Errorf("--vertex %s: empty uid", excerpt(g, 80))
+				return nil, nil, fmt.Errorf("--vertex %s: empty uid", excerpt.Quote(g, 80))
 			}
 			id = model.OperatorIDFromUID(name)
 		} else {
 			var err error
 			if id, err = model.ParseOperatorID(idText); err != nil || len(idText) != 32 {
-				return nil, nil, fmt.Errorf("--vertex %s: %s is not an operator ID (want 32 hex digits or uid:NAME)", excerpt(g, 80), excerpt(idText, 40))
+				return nil, nil, fmt.Errorf("--vertex %s: %s is not an operator ID (want 32 hex digits or uid:NAME)", excerpt.Quote(g, 80), excerpt.Quote(idText, 40))
 			}
 		}
 		p, err := strconv.Atoi(pText)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--vertex %s: parallelism %s is not an integer", excerpt(g, 80), excerpt(pText, 20))
+			return nil, nil, fmt.Errorf("--vertex %s: parallelism %s is not an integer", excerpt.Quote(g, 80), excerpt.Quote(pText, 20))
 		}
 		if err := model.CheckParallelismPreconditions(p); err != nil {
-			return nil, nil, fmt.Errorf("--vertex %s: parallelism %d is out of bounds (want 1..%d)", excerpt(g, 80), p, model.UpperBoundMaxParallelism)
+			return nil, nil, fmt.Errorf("--vertex %s: parallelism %d is out of bounds (want 1..%d)", excerpt.Quote(g, 80), p, model.UpperBoundMaxParallelism)
 		}
 		if prev, dup := given[id]; dup {
-			return nil, nil, fmt.Errorf("--vertex %s: operator %v is also set by --vertex %s", excerpt(g, 80), id, excerpt(prev, 80))
+			return nil, nil, fmt.Errorf("--vertex %s: operator %v is also set by --vertex %s", excerpt.Quote(g, 80), id, excerpt.Quote(prev, 80))
 		}
 		par[id], given[id] = p, g
 	}
@@ -359,19 +361,8 @@ func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
 				fmt.Fprintln(w, ", no restore object")
 				continue
 			}
-			var kb int64
-			for _, l := range [][]savepoint.KeyedPart{s.ManagedKeyedState, s.RawKeyedState} {
-				for _, h := range l {
-					kb += h.Bytes
-				}
-			}
-			entries := 0
-			for _, m := range []map[string]*savepoint.OperatorStatePart{s.ManagedOperatorState, s.RawOperatorState} {
-				for _, st := range m {
-					entries += len(st.Pairs)
-				}
-			}
-			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, entries, s.StateBytes-kb)
+			kb := s.KeyedBytes()
+			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, s.OperatorStateEntries(), s.StateBytes-kb)
 			for _, kind := range []struct {
 				name string
 				l    []savepoint.KeyedPart
@@ -441,34 +432,18 @@ func pairsText(pairs [][2]int) string {
 
 // Chart.
 
-// writePlanChart draws the state bytes each new subtask receives, stacked per operator (the
-// operators that receive any), and writes it atomically.
+// writePlanChart draws the state bytes each new subtask receives, stacked per operator
+// (plots.RestorePlanBytes), and writes it atomically.
 func writePlanChart(path string, pl *savepoint.RestorePlan) error {
 	f, err := plots.FormatOf(path)
 	if err != nil {
 		return err
 	}
-	var ops []plots.OperatorBytes
-	for _, o := range pl.Operators {
-		if o.StateBytes == 0 {
-			continue
-		}
-		ob := plots.OperatorBytes{Label: o.OperatorID[:8]}
-		if o.UID != "" {
-			ob.Label = o.UID
-		} else if o.Name != "" {
-			ob.Label = o.Name
-		}
-		for _, s := range o.Subtasks {
-			ob.Subtasks = append(ob.Subtasks, s.StateBytes)
-		}
-		ops = append(ops, ob)
-	}
 	target := "the --job"
 	if pl.NewParallelism != nil {
 		target = fmt.Sprintf("p=%d", *pl.NewParallelism)
 	}
-	b, err := plots.RestoreBytesImage(fmt.Sprintf("State bytes per new subtask: %s, Flink %s, %s", filepath.Base(pl.Path), pl.Flink, target), ops, f)
+	b, err := plots.RestoreBytesImage(fmt.Sprintf("State bytes per new subtask: %s, Flink %s, %s", filepath.Base(pl.Path), pl.Flink, target), plots.RestorePlanBytes(pl), f)
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,7 @@ parallelism, bad hex, an empty chain and an operator ID used twice are bad input
 // parseJobFile decodes and validates a job file. defaultParallelism is --parallelism (0 when
 // not given). The result's operators are in Flink's order (tail first).
 func parseJobFile(name string, data []byte, defaultParallelism int) ([]savepoint.Vertex, error) {
-	root, err := decodeJobText(name, data)
-	if err != nil {
-		return nil, err
-	}
-	jf, err := fillJobFile(root)
+	jf, err := decodeJobFile(name, data)
 	if err != nil {
 		return nil, err
 	}

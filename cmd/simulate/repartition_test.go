@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/opstate"
 )
 
 // goldenRoundRobin is model/testdata/flink/roundrobin.json (SPEC §L.1), cases kept raw so that
@@ -34,10 +34,10 @@ func goldenRoundRobin(t *testing.T) []json.RawMessage {
 }
 
 type goldenOutputs struct {
-	ID          int                     `json:"id"`
-	Output      []map[string]rrStateOut `json:"output"`
-	Differs1101 bool                    `json:"differs_in_1_10_1"`
-	Output1101  []map[string]rrStateOut `json:"output_1_10_1"`
+	ID          int                           `json:"id"`
+	Output      []map[string]opstate.Received `json:"output"`
+	Differs1101 bool                          `json:"differs_in_1_10_1"`
+	Output1101  []map[string]opstate.Received `json:"output_1_10_1"`
 }
 
 func runRepartitionCLI(stdin string, args ...string) (code int, stdout, stderr string) {
@@ -66,7 +66,7 @@ func TestRepartitionCommandGolden(t *testing.T) {
 			dec := json.NewDecoder(strings.NewReader(stdout))
 			dec.DisallowUnknownFields()
 			var got struct {
-				Output []map[string]rrStateOut `json:"output"`
+				Output []map[string]opstate.Received `json:"output"`
 			}
 			if err := dec.Decode(&got); err != nil {
 				t.Fatalf("case %d --flink %s: output is not the schema: %v\n%s", g.ID, version, err, stdout)
@@ -225,81 +225,5 @@ func TestRepartitionCommandOutputGuard(t *testing.T) {
 	}
 	if n := strings.Count(stdout, `"b":{"mode":"BROADCAST","pairs":[`); n != 32767 {
 		t.Errorf("32768 → 32767 BROADCAST: %d new subtasks received the state, want 32767", n)
-	}
-}
-
-// repartitionOutputCost bounds what the model builds (checked on every golden case, both
-// versions, and on cases where a name is cut into many pieces), and is exact for BROADCAST
-// state after a rescale.
-func TestRepartitionOutputCost(t *testing.T) {
-	actual := func(result [][]model.OperatorStateHandle) int {
-		n := 0
-		for _, hs := range result {
-			for _, h := range hs {
-				for _, st := range h.States {
-					n += repartitionEntryCost + len(st.Offsets)
-				}
-			}
-		}
-		return n
-	}
-	var inputs []*rrCaseIn
-	for _, raw := range goldenRoundRobin(t) {
-		c, err := readRepartitionCase(bytes.NewReader(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, c)
-	}
-	for _, in := range []string{
-		// One split entry with many partitions cut for many subtasks, and zero-partition entries.
-		`{"old_parallelism": 2, "new_parallelism": 7, "input": [[{"handle": 0, "states": [{"name": "s", "mode": "SPLIT_DISTRIBUTE", "num_offsets": 20}]}],
-		 [{"handle": 0, "states": [{"name": "s", "mode": "SPLIT_DISTRIBUTE", "num_offsets": 0}, {"name": "u", "mode": "UNION", "num_offsets": 0}]}]]}`,
-		// Unchanged parallelism, partly reported broadcast state and union state (SPEC §E.2).
-		`{"old_parallelism": 3, "new_parallelism": 3, "input": [[{"handle": 0, "states": [{"name": "b", "mode": "BROADCAST", "num_offsets": 5}]}], [],
-		 [{"handle": 0, "states": [{"name": "u", "mode": "UNION", "num_offsets": 2}, {"name": "s", "mode": "SPLIT_DISTRIBUTE", "num_offsets": 3}]}]]}`,
-	} {
-		c, err := readRepartitionCase(strings.NewReader(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, c)
-	}
-	for i, c := range inputs {
-		prev, _, err := c.previous()
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputSize := 0
-		for _, hs := range prev {
-			for _, h := range hs {
-				for _, st := range h.States {
-					inputSize += repartitionEntryCost + len(st.Offsets)
-				}
-			}
-		}
-		bound := repartitionOutputCost(prev, *c.NewParallelism)
-		if len(prev) == *c.NewParallelism {
-			bound += inputSize // each new subtask also keeps its old subtask's handles
-		}
-		for _, v := range []model.FlinkVersion{model.Flink118, model.Flink1101} {
-			result, err := model.RepartitionOperatorState(v, prev, *c.NewParallelism)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := actual(result); got > bound {
-				t.Errorf("input %d %v %d → %d: output costs %d, over the bound %d", i, v, len(prev), *c.NewParallelism, got, bound)
-			}
-		}
-	}
-	// Exact for broadcast after a rescale: 5 → 7 gives old subtasks 0 and 1 two readers each.
-	prev := make([][]model.OperatorStateHandle, 5)
-	for s := range prev {
-		prev[s] = []model.OperatorStateHandle{{Delegate: model.StreamHandle{Path: fmt.Sprint(s)},
-			States: []model.NamedOperatorState{{Name: "b", Mode: model.Broadcast, Offsets: make([]int64, s)}}}}
-	}
-	want := 7*repartitionEntryCost + (0 + 1 + 2 + 3 + 4) + (0 + 1)
-	if got := repartitionOutputCost(prev, 7); got != want {
-		t.Errorf("broadcast 5 → 7: cost %d, want %d", got, want)
 	}
 }

@@ -91,7 +91,7 @@ func TestRunVerdicts(t *testing.T) {
 				t.Errorf("seed %s flink %s: json exit %d, text exit %d", s, flink, jcode, code)
 			}
 			lines := strings.Split(strings.TrimSuffix(jout, "\n"), "\n")
-			var last resultLine
+			var last sweep.ResultLine
 			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 				t.Fatalf("last json line %q: %v", lines[len(lines)-1], err)
 			}
@@ -110,48 +110,12 @@ func TestRunJSONLines(t *testing.T) {
 	textLines := strings.Split(text, "\n")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for i, l := range lines[:len(lines)-1] {
-		var tl traceLine
+		var tl sweep.TraceLine
 		if err := json.Unmarshal([]byte(l), &tl); err != nil {
 			t.Fatal(err)
 		}
-		if want := (traceLine{Seed: 3, Step: i - 1, Line: textLines[1+i]}); tl != want {
+		if want := (sweep.TraceLine{Seed: 3, Step: i - 1, Line: textLines[1+i]}); tl != want {
 			t.Errorf("json line %d (-want +got):\n%s", i, cmp.Diff(want, tl))
-		}
-	}
-}
-
-// TestTextOutcome checks the text of each verdict on hand-made results.
-func TestTextOutcome(t *testing.T) {
-	p := sim.Plan{Seed: 5, Version: model.Flink1101, Job: sim.Job{}, Steps: []sim.Step{{Kind: sim.Checkpoint}, {Kind: sim.Process, N: 3}}}
-	known := sim.Violation{Step: 0, Invariant: "keyed-state", Detail: "lost keys", Known: "FLINK-16638"}
-	bad := sim.Violation{Step: 1, Invariant: "splits", Detail: "split 2 twice", Diff: "  []int{\n-\u00a01,\n+\u00a02,\n  }\n"}
-	trace := []string{"job x -> started", "checkpoint -> completed 1", "process n=3 -> ok"}
-	replay := "simulate run --seed 5 --flink 1.10.1 --steps 2"
-	head := "seed 5 flink 1.10.1\njob x -> started\ncheckpoint -> completed 1\nprocess n=3 -> ok\n"
-	for _, tc := range []struct {
-		name   string
-		vs     []sim.Violation
-		result string
-		want   string
-	}{
-		{"ok", nil, "ok", head + "# ok: every invariant held\n"},
-		{"known", []sim.Violation{known}, "known", head +
-			"# known issue FLINK-16638 at step 0 (checkpoint): keyed-state: lost keys\n" +
-			"# known: 1 finding reproducing known Flink issues (FLINK-16638), no other violation\n" +
-			"# To reproduce: " + replay + "\n"},
-		{"fail", []sim.Violation{known, bad}, "fail", head +
-			"# known issue FLINK-16638 at step 0 (checkpoint): keyed-state: lost keys\n" +
-			"# violation at step 1 (process n=3): splits: split 2 twice\n" +
-			"#   (-want +got):\n#       []int{\n#     - 1,\n#     + 2,\n#       }\n" +
-			"# FAIL: 1 violation, plus 1 finding of known Flink issues (FLINK-16638)\n" +
-			"# To reproduce: " + replay + "\n"},
-	} {
-		o := outcome{sim.Outcome{Result: sim.Result{Plan: p, Trace: trace, Violations: tc.vs}, Steps: 2}, replay}
-		if got := o.Verdict().String(); got != tc.result {
-			t.Errorf("%s: result %q, want %q", tc.name, got, tc.result)
-		}
-		if diff := cmp.Diff(tc.want, renderOutcome(&o)); diff != "" {
-			t.Errorf("%s: text (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }
@@ -244,7 +208,7 @@ func TestSweepMatchesRun(t *testing.T) {
 		}
 		_, jout, _ := runCLI(t, "", "run", "--seed", fmt.Sprint(rec.Seed), "--flink", "1.10.1", "--steps", "30", "--format", "json")
 		lines := strings.Split(strings.TrimSuffix(jout, "\n"), "\n")
-		var last resultLine
+		var last sweep.ResultLine
 		_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
 		if last.Result != rec.Result || last.Violations+last.Known != len(rec.Violations) {
 			t.Errorf("seed %d: sweep says %s with %d violations, run says %+v", rec.Seed, rec.Result, len(rec.Violations), last)
@@ -331,10 +295,10 @@ func TestSweepOutSavesFailures(t *testing.T) {
 
 func TestSaveFailure(t *testing.T) {
 	p := sim.Generate(21, model.Flink118, 5)
-	o := outcome{sim.RunSafe(p), runCommand(21, model.Flink118, 5)}
+	o := sweep.Report{Outcome: sim.RunSafe(p), Replay: sweep.RunCommand(21, model.Flink118, 5)}
 	o.Violations = append(o.Violations, sim.Violation{Step: 2, Invariant: "splits", Detail: "made up"})
 	dir := t.TempDir()
-	if err := saveFailure(dir, &o); err != nil {
+	if err := saveFailure(dir, o); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)

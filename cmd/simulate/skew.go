@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
+	"github.com/restoresim/restoresim/internal/intlist"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/plots"
 )
@@ -26,172 +25,58 @@ func init() {
 // the float64, ties to even on its exact binary value).
 func ffmt(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
-// parseIntList parses a list such as "1..512", "1,2,4" or "1..8,16,32" into a sorted list
-// without duplicates. Every value must be in 1..32768; "a..b" needs a ≤ b. Errors name the
-// offending token.
+// parallelismList is the Spec of a list of (max) parallelisms: "1..512", "1,2,4" or
+// "1..8,16,32", every value in 1..32768.
+func parallelismList(flagName string) intlist.Spec {
+	return intlist.Spec{Flag: flagName, Max: model.UpperBoundMaxParallelism, Want: "e.g. 1..512, 1,2,4 or 1..8,16,32", Range: "a..b"}
+}
+
+// parseIntList parses a list of parallelisms into a sorted list without duplicates.
 func parseIntList(flagName, s string) ([]int, error) {
-	ints, _, err := parseList(flagName, s, false) // "default" is not a number here
+	ints, _, err := parallelismList(flagName).Parse(s) // "default" is not a number here
 	return ints, err
 }
 
 // parseMaxList is parseIntList that also accepts the token "default" (Flink's default max
 // parallelism, which depends on the parallelism).
 func parseMaxList(flagName, s string) (ints []int, hasDefault bool, err error) {
-	return parseList(flagName, s, true)
+	spec := parallelismList(flagName)
+	spec.Keyword = "default"
+	return spec.Parse(s)
 }
 
-func parseList(flagName, s string, allowDefault bool) ([]int, bool, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, false, fmt.Errorf("%s is empty (want e.g. 1..512, 1,2,4 or 1..8,16,32)", flagName)
-	}
-	var set [model.UpperBoundMaxParallelism + 1]bool
-	hasDefault := false
-	for _, tok := range strings.Split(s, ",") {
-		tok = strings.TrimSpace(tok)
-		if allowDefault && tok == "default" {
-			hasDefault = true
-			continue
-		}
-		if tok == "" {
-			return nil, false, fmt.Errorf("%s: empty item in %q (want e.g. 1..512, 1,2,4 or 1..8,16,32)", flagName, s)
-		}
-		lo, hi, isRange := strings.Cut(tok, "..")
-		a, errA := strconv.Atoi(strings.TrimSpace(lo))
-		b, errB := a, error(nil)
-		if isRange {
-			b, errB = strconv.Atoi(strings.TrimSpace(hi))
-		}
-		if errA != nil || errB != nil {
-			return nil, false, fmt.Errorf("%s: %q is not a number or a range a..b", flagName, tok)
-		}
-		if a > b {
-			return nil, false, fmt.Errorf("%s: %q is an empty range (the start is above the end)", flagName, tok)
-		}
-		for _, v := range []int{a, b} {
-			if v < 1 || v > model.UpperBoundMaxParallelism {
-				return nil, false, fmt.Errorf("%s: %d in %q is out of bounds (want 1..%d)", flagName, v, tok, model.UpperBoundMaxParallelism)
-			}
-		}
-		for v := a; v <= b; v++ {
-			set[v] = true
-		}
-	}
-	var out []int
-	for v, in := range set {
-		if in {
-			out = append(out, v)
-		}
-	}
-	return out, hasDefault, nil
-}
-
-// keySample is a key file read for the load commands: one entry per distinct key, in order of
-// first appearance.
-type keySample struct {
-	keys    []plots.KeyLoad
-	names   []string // the key as first written, for messages
-	records int64
-	lines   int
-}
-
-// heaviest returns the index of the key with the most records (the first on ties).
-func (k keySample) heaviest() int {
-	h := 0
-	for i, kl := range k.keys {
-		if kl.Records > k.keys[h].Records {
-			h = i
-		}
-	}
-	return h
-}
-
-// readKeySample streams a key file (or stdin for "-"): one key per line, split on \n only and
-// taken verbatim as in `simulate keygroup`; with weights, each line is key,weight where the
-// weight (a non-negative integer: the records of that line) follows the last comma and the key is
-// everything before it. A first line that is exactly "key,weight" is a header. Keys are
-// distinct by value (int and long keys compare as numbers, strings byte for byte); a key seen
-// on several lines adds up its records.
-func readKeySample(e *env, path, keyType string, weights bool) (keySample, error) {
+// readKeySample reads the key file at path (or stdin for "-") with plots.ReadKeySample.
+func readKeySample(e *env, path, keyType string, weights bool) (plots.KeySample, error) {
 	if path == "" {
-		return keySample{}, errors.New("--keys needs a file name (or - for stdin)")
+		return plots.KeySample{}, errors.New("--keys needs a file name (or - for stdin)")
 	}
-	hasher, err := parseKeyType(keyType)
+	kt, err := parseKeyType(keyType)
 	if err != nil {
-		return keySample{}, err
+		return plots.KeySample{}, err
 	}
 	var r io.Reader = e.stdin
 	name := "stdin"
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return keySample{}, fmt.Errorf("--keys: %v", err)
+			return plots.KeySample{}, fmt.Errorf("--keys: %v", err)
 		}
 		defer f.Close()
 		r, name = f, path
 	}
-	var ks keySample
-	index := map[string]int{}
-	br := bufio.NewReaderSize(r, 1<<16)
-	for lineNo := 1; ; lineNo++ {
-		line, rerr := br.ReadString('\n')
-		if rerr != nil && rerr != io.EOF {
-			return keySample{}, fmt.Errorf("--keys: reading %s: %v", name, rerr)
-		}
-		if rerr == io.EOF && line == "" {
-			break
-		}
-		line = strings.TrimSuffix(line, "\n")
-		key, w := line, int64(1)
-		if weights {
-			i := strings.LastIndexByte(line, ',')
-			if i < 0 {
-				return keySample{}, fmt.Errorf("--keys %s: line %d has no weight (with --weights every line is key,weight)", name, lineNo)
-			}
-			if lineNo == 1 && line == "key,weight" {
-				continue
-			}
-			key = line[:i]
-			ws := strings.TrimSpace(line[i+1:])
-			if w, err = strconv.ParseInt(ws, 10, 64); err != nil || w < 0 {
-				return keySample{}, fmt.Errorf("--keys %s: line %d: weight %q is not a non-negative integer", name, lineNo, ws)
-			}
-		}
-		h, err := hasher(key)
-		if err != nil {
-			hint := ""
-			if strings.HasSuffix(key, "\r") {
-				hint = " (the file has \\r\\n line endings; keys are read verbatim, convert it with dos2unix)"
-			}
-			return keySample{}, fmt.Errorf("--keys %s: line %d: %v%s", name, lineNo, err, hint)
-		}
-		canon := key
-		if keyType != "string" {
-			v, _ := strconv.ParseInt(key, 10, 64) // valid: the hasher accepted it
-			canon = strconv.FormatInt(v, 10)
-		}
-		if ks.records > math.MaxInt64-w {
-			return keySample{}, fmt.Errorf("--keys %s: line %d: the total weight overflows a 64-bit integer", name, lineNo)
-		}
-		ks.records += w
-		ks.lines++
-		if i, ok := index[canon]; ok {
-			ks.keys[i].Records += w
-		} else {
-			index[canon] = len(ks.keys)
-			ks.keys = append(ks.keys, plots.KeyLoad{Hash: h, Records: w})
-			ks.names = append(ks.names, key)
-		}
-		if rerr == io.EOF {
-			break
-		}
+	ks, err := plots.ReadKeySample(r, kt, weights)
+	var le *plots.KeyLineError
+	switch {
+	case err == nil:
+		return ks, nil
+	case errors.Is(err, plots.ErrNoWeight) && errors.As(err, &le):
+		return ks, fmt.Errorf("--keys %s: line %d has no weight (with --weights every line is key,weight)", name, le.Line)
+	case errors.Is(err, plots.ErrNoKeys):
+		return ks, fmt.Errorf("--keys %s has no keys", name)
+	case errors.As(err, &le) || errors.Is(err, plots.ErrNoRecords):
+		return ks, fmt.Errorf("--keys %s: %v", name, err)
 	}
-	if len(ks.keys) == 0 {
-		return keySample{}, fmt.Errorf("--keys %s has no keys", name)
-	}
-	if ks.records == 0 {
-		return keySample{}, fmt.Errorf("--keys %s: every weight is 0, so there are no records to balance", name)
-	}
-	return ks, nil
+	return ks, fmt.Errorf("--keys: reading %s: %v", name, err)
 }
 
 // chartFlags are the flags shared by commands that draw.
@@ -200,7 +85,7 @@ type chartFlags struct {
 	embedFonts *bool
 }
 
-func addChartFlags(fs *flags) chartFlags {
+func addChartFlags(fs *cliflags.Set) chartFlags {
 	return chartFlags{
 		out:        fs.String("out", "", "draw the chart to `FILE` (.png or .svg by extension), written atomically"),
 		embedFonts: fs.Bool("embed-fonts", false, "embed the fonts in an SVG (larger, renders the same everywhere)"),
@@ -271,7 +156,7 @@ on stderr and nothing on stdout; --out is written to a temporary file and rename
 existing file is only replaced by a complete chart.`
 
 func runSkew(e *env, args []string) int {
-	fs := newFlags("skew", "skew --max-parallelism LIST --parallelism LIST [--csv] [--out FILE.png|.svg [--chart line|heatmap] [--log-x] [--embed-fonts]]\n"+
+	fs := cliflags.New("skew", "skew --max-parallelism LIST --parallelism LIST [--csv] [--out FILE.png|.svg [--chart line|heatmap] [--log-x] [--embed-fonts]]\n"+
 		"       simulate skew --keys FILE --key-type int|long|string [--weights] --parallelism P [--max-parallelism M] [--csv] [--out FILE.png|.svg [--embed-fonts]]",
 		skewHelp)
 	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720, 128..1024 or default (with --keys: one value M or default)")
@@ -327,7 +212,7 @@ func runSkew(e *env, args []string) int {
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
-	if n := countPairs(ms, hasDefault, ps); n > maxSkewPairs {
+	if n := plots.CountSkewPairs(ms, hasDefault, ps); n > maxSkewPairs {
 		return e.failf("skew", "%d (max parallelism, parallelism) pairs is too many (at most %d): narrow --max-parallelism or --parallelism", n, maxSkewPairs)
 	}
 	series, err := plots.KeyGroupSkews(ms, hasDefault, ps)
@@ -374,18 +259,6 @@ func runSkew(e *env, args []string) int {
 // written): 2^21, e.g. 64 max parallelisms × every parallelism 1..32768.
 const maxSkewPairs = 1 << 21
 
-// countPairs is the number of pairs skewSeries returns.
-func countPairs(ms []int, hasDefault bool, ps []int) int {
-	n := 0
-	for _, m := range ms {
-		n += sort.SearchInts(ps, m+1) // ps is sorted: the p ≤ m
-	}
-	if hasDefault {
-		n += len(ps)
-	}
-	return n
-}
-
 func writeSkewSummary(w io.Writer, series []plots.SkewSeries, ps []int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "max_parallelism\tparallelisms\tbalanced\tworst_max_over_mean\tat_parallelism\tmean_max_over_mean")
@@ -416,13 +289,13 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	if err != nil {
 		return e.failf("skew", "--parallelism %q: with --keys give one parallelism P (1..%d)", parList, model.UpperBoundMaxParallelism)
 	}
-	m := optInt{}
+	m := cliflags.Int{}
 	if maxSet && maxList != "default" {
 		if err := m.Set(strings.TrimSpace(maxList)); err != nil {
 			return e.failf("skew", "--max-parallelism %q: with --keys give one max parallelism M or default", maxList)
 		}
 	}
-	p, maxPar, err := resolveParallelism(optInt{v: p, set: true}, m)
+	p, maxPar, err := resolveParallelism(cliflags.Int{V: p, Given: true}, m)
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
@@ -430,7 +303,7 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
-	load, err := plots.LoadPerSubtask(ks.keys, maxPar, p)
+	load, err := plots.LoadPerSubtask(ks.Keys, maxPar, p)
 	if err != nil {
 		return e.failf("skew", "%v", err)
 	}
@@ -449,8 +322,8 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	return writeOut(e, "skew", out.Bytes())
 }
 
-func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
-	fmt.Fprintf(w, "max parallelism %d, parallelism %d: %d records, %d distinct keys, %d lines\n\n", l.MaxParallelism, l.Parallelism, l.Records, l.DistinctKeys, ks.lines)
+func writeLoadReport(w io.Writer, l plots.Load, ks plots.KeySample) {
+	fmt.Fprintf(w, "max parallelism %d, parallelism %d: %d records, %d distinct keys, %d lines\n\n", l.MaxParallelism, l.Parallelism, l.Records, l.DistinctKeys, ks.Lines)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "subtask\tkey_groups\trecords\tdistinct_keys\trecords_share\t")
 	for _, s := range l.Subtasks {
@@ -469,11 +342,11 @@ func writeLoadReport(w io.Writer, l plots.Load, ks keySample) {
 	h := l.Hotspot()
 	fmt.Fprintf(w, "busiest subtask %d: %s x the mean records = %s x the mean key groups (layout) x %s x the mean records per key group (key skew)\n",
 		h.Subtask, ffmt(h.RecordsOverMean), ffmt(h.KeyGroupsOverMean), ffmt(h.DensityOverMean))
-	hk := ks.heaviest()
+	hk := ks.Heaviest()
 	meanPerSubtask := float64(l.Records) / float64(l.Parallelism)
-	heavy := ks.keys[hk].Records
+	heavy := ks.Keys[hk].Records
 	fmt.Fprintf(w, "heaviest key: %q with %d record%s (%s of all records, %s x a subtask's mean)\n",
-		ks.names[hk], heavy, plural(heavy), ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
+		ks.Names[hk], heavy, plural(heavy), ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
 	var verdict string
 	switch {
 	case h.RecordsOverMean < 1.05:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/sim/sweep"
 )
 
@@ -16,7 +17,7 @@ func init() {
 }
 
 func runSummarize(e *env, args []string) int {
-	fs := newFlags("summarize", "summarize FILE...",
+	fs := cliflags.New("summarize", "summarize FILE...",
 		`Merges the outputs of 'simulate sweep --format json' (one JSON object per seed; e.g. one
 file per shard of --shard i/n) into the text summary that sweep prints; the shards of a sweep
 merge into exactly the unsharded sweep's summary, in any order. "-" reads stdin. The files

@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
 )
@@ -45,7 +46,7 @@ type sweepConfig struct {
 }
 
 func runSweep(e *env, args []string) int {
-	fs := newFlags("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V] [--steps K] [--out DIR] [--format text|json]",
+	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V] [--steps K] [--out DIR] [--format text|json]",
 		fmt.Sprintf(`Runs the seeds S..S+N-1 (as 'simulate run --seed' would) on W workers and prints a summary:
 outcome counts (ok, known-issue findings only, failed), violations by invariant, known issues
 by name, the share of seeds exercising each feature (sim.Labels), and the replay command of
@@ -60,8 +61,8 @@ seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace
 violations as comments) that 'simulate replay' runs. A progress bar is drawn on stderr when
 it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
 failed, 2 bad usage.`, sweep.MaxListed))
-	var seeds, workers optInt
-	var start seedFlag
+	var seeds, workers cliflags.Int
+	var start cliflags.Uint64
 	fs.Var(&seeds, "seeds", fmt.Sprintf("the number of seeds `N` (default %d)", defaultSweepSeeds))
 	fs.Var(&start, "start", "the first seed `S` (default 0)")
 	fs.Var(&workers, "workers", "run on `W` workers (default GOMAXPROCS)")
@@ -75,26 +76,26 @@ failed, 2 bad usage.`, sweep.MaxListed))
 	if len(pos) > 0 {
 		return e.failf("sweep", "unexpected argument %q (sweep takes only flags)", pos[0])
 	}
-	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.v, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
+	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.V, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
 		out: *out, json: *c.format == "json", showProgress: e.stderrIsTerminal}
 	var err error
 	if cfg.Version, cfg.Steps, err = c.resolve(); err != nil {
 		return e.failf("sweep", "%v", err)
 	}
-	if seeds.set {
-		if seeds.v < 1 || seeds.v > maxSweepSeeds {
-			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.v, maxSweepSeeds)
+	if seeds.Given {
+		if seeds.V < 1 || seeds.V > maxSweepSeeds {
+			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.V, maxSweepSeeds)
 		}
-		cfg.Seeds = seeds.v
+		cfg.Seeds = seeds.V
 	}
 	if uint64(cfg.Seeds-1) > math.MaxUint64-cfg.Start {
 		return e.failf("sweep", "--start %d with --seeds %d runs past the largest seed %d", cfg.Start, cfg.Seeds, uint64(math.MaxUint64))
 	}
-	if workers.set {
-		if workers.v < 1 || workers.v > maxWorkers {
-			return e.failf("sweep", "--workers %d is out of range (want 1..%d)", workers.v, maxWorkers)
+	if workers.Given {
+		if workers.V < 1 || workers.V > maxWorkers {
+			return e.failf("sweep", "--workers %d is out of range (want 1..%d)", workers.V, maxWorkers)
 		}
-		cfg.Workers = workers.v
+		cfg.Workers = workers.V
 	}
 	if *shard != "" {
 		if cfg.Shard, cfg.Of, err = parseShard(*shard); err != nil {
@@ -150,8 +151,7 @@ func (e *env) sweep(cfg sweepConfig) int {
 			_ = enc.Encode(rec)
 		}
 		if rec.Failed() && cfg.out != "" {
-			o := outcome{*so, runCommand(so.Plan.Seed, so.Plan.Version, so.Steps)}
-			if err := saveFailure(cfg.out, &o); err != nil {
+			if err := saveFailure(cfg.out, sweep.NewReport(*so)); err != nil {
 				failure = err
 				return false
 			}
@@ -181,24 +181,11 @@ func (e *env) sweep(cfg sweepConfig) int {
 	return exitOK
 }
 
-// failureFileName is where --out saves a failing seed.
-func failureFileName(o *outcome) string {
-	return fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", o.Plan.Seed, o.Plan.Version, o.Steps)
-}
-
-// saveFailure writes a failing seed's scenario file atomically (a temporary file, synced and
-// renamed into place): the trace and violations as comments, then the plan.
-func saveFailure(dir string, o *outcome) error {
-	name := failureFileName(o)
-	var b strings.Builder
-	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps).\n", o.Plan.Seed, o.Plan.Version, o.Steps)
-	fmt.Fprintf(&b, "# To reproduce: %s   (or: simulate replay %s)\n#\n", o.replay, name)
-	for _, l := range strings.SplitAfter(strings.TrimRight(renderOutcome(o), "\n"), "\n") {
-		b.WriteString("# " + l)
-	}
-	b.WriteString("\n\n")
-	b.WriteString(o.Plan.Render())
-	return atomicfile.WriteFile(filepath.Join(dir, name), []byte(b.String()))
+// saveFailure writes a failing seed's scenario file (sweep.Report.FailureFile) into dir
+// atomically: a temporary file, synced and renamed into place.
+func saveFailure(dir string, r sweep.Report) error {
+	name, data := r.FailureFile()
+	return atomicfile.WriteFile(filepath.Join(dir, name), data)
 }
 
 // sweepMemoryLimit is the soft heap limit a sweep runs under.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model/savepoint"
 )
 
@@ -13,7 +14,7 @@ func init() {
 }
 
 func runUID(e *env, args []string) int {
-	fset := newFlags("uid", "uid NAME...",
+	fset := cliflags.New("uid", "uid NAME...",
 		`Prints, for each uid NAME (the .uid(...) of a DataStream operator), the operator ID Flink
 derives from it (StreamGraphHasherV2.generateUserSpecifiedHash: the 128-bit MurmurHash3, x64
 variant, seed 0, of the uid's UTF-8 bytes), one "uid,operator_id" line per NAME in the order
@@ -54,7 +55,7 @@ type uidFlags struct {
 	files stringList
 }
 
-func (u *uidFlags) register(fs *flags) {
+func (u *uidFlags) register(fs *cliflags.Set) {
 	fs.Var(&u.uids, "uid", "name the operator whose ID is the hash of uid `NAME` (repeatable)")
 	fs.Var(&u.files, "uids", "read uids from `FILE`: one per line, or the uid,operator_id lines 'simulate uid' prints (repeatable; - reads stdin)")
 }

@@ -1,6 +1,9 @@
 package excerpt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestQuote(t *testing.T) {
 	for _, tt := range []struct {
@@ -16,6 +19,20 @@ func TestQuote(t *testing.T) {
 	} {
 		if got := Quote(tt.s, tt.max); got != tt.want {
 			t.Errorf("Quote(%q, %d) = %s, want %s", tt.s, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	long := strings.Repeat("é", MaxLine+3)
+	for _, tt := range []struct{ msg, want string }{
+		{"a\nb\n", "a; b"},
+		{"tab\tok \x00 \x1b[31m", `tab` + "\t" + `ok \x00 \x1b[31m`},
+		{"bad \xff byte", `bad \xff byte`},
+		{long, strings.Repeat("é", MaxLine) + "… (6 more bytes)"},
+	} {
+		if got := OneLine(tt.msg); got != tt.want {
+			t.Errorf("OneLine(%q) = %q, want %q", tt.msg, got, tt.want)
 		}
 	}
 }

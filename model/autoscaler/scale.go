@@ -41,7 +41,35 @@ type Params struct {
 	Lower, Upper int
 }
 
-// Validate returns an error describing the first thing wrong with p, or nil.
+// Param names a numeric field of Params, in a ParamError.
+type Param int
+
+// The numeric fields of Params. The zero Param is invalid.
+const (
+	ParamMaxParallelism   Param = iota + 1 // Params.MaxParallelism
+	ParamCurrent                           // Params.Current
+	ParamSourcePartitions                  // Params.SourcePartitions
+	ParamLower                             // Params.Lower
+	ParamUpper                             // Params.Upper
+)
+
+// ParamError is a numeric field of Params that Validate refuses, so that a caller can name
+// the setting (a flag, a config key) without reading the message.
+type ParamError struct {
+	Param Param
+	msg   string
+}
+
+// Error is the message Validate words, e.g. "lower limit 9 is above the upper limit 8".
+func (e *ParamError) Error() string { return e.msg }
+
+// paramError is a *ParamError for param with a formatted message.
+func paramError(param Param, format string, args ...any) error {
+	return &ParamError{Param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate returns an error describing the first thing wrong with p, or nil; a numeric field
+// out of its bounds is a *ParamError.
 func (p Params) Validate() error {
 	switch {
 	case !p.Release.valid():
@@ -49,21 +77,21 @@ func (p Params) Validate() error {
 	case p.Mode < ModeUnset || p.Mode > Off:
 		return fmt.Errorf("unknown alignment mode %v", p.Mode)
 	case p.MaxParallelism < 1 || p.MaxParallelism > model.UpperBoundMaxParallelism:
-		return fmt.Errorf("max parallelism %d is out of bounds (want 1..%d)", p.MaxParallelism, model.UpperBoundMaxParallelism)
+		return paramError(ParamMaxParallelism, "max parallelism %d is out of bounds (want 1..%d)", p.MaxParallelism, model.UpperBoundMaxParallelism)
 	case p.Current < 1 || p.Current > p.MaxParallelism:
-		return fmt.Errorf("current parallelism %d is out of bounds (want 1..%d, the max parallelism)", p.Current, p.MaxParallelism)
+		return paramError(ParamCurrent, "current parallelism %d is out of bounds (want 1..%d, the max parallelism)", p.Current, p.MaxParallelism)
 	case p.Input < Hash || p.Input > Source:
 		return fmt.Errorf("unknown input %v (want hash, rebalance, forward or source)", p.Input)
 	case p.SourcePartitions < 0 || p.SourcePartitions > MaxTarget:
-		return fmt.Errorf("source partitions %d is out of bounds (want 0..%d)", p.SourcePartitions, MaxTarget)
+		return paramError(ParamSourcePartitions, "source partitions %d is out of bounds (want 0..%d)", p.SourcePartitions, MaxTarget)
 	case p.SourcePartitions > 0 && p.Input != Source:
-		return fmt.Errorf("source partitions need a source vertex (input source), not input %v", p.Input)
+		return paramError(ParamSourcePartitions, "source partitions need a source vertex (input source), not input %v", p.Input)
 	case p.Lower < 1 || p.Lower > MaxTarget:
-		return fmt.Errorf("lower limit %d is out of bounds (want 1..%d)", p.Lower, MaxTarget)
+		return paramError(ParamLower, "lower limit %d is out of bounds (want 1..%d)", p.Lower, MaxTarget)
 	case p.Upper < 1 || p.Upper > MaxTarget:
-		return fmt.Errorf("upper limit %d is out of bounds (want 1..%d)", p.Upper, MaxTarget)
+		return paramError(ParamUpper, "upper limit %d is out of bounds (want 1..%d)", p.Upper, MaxTarget)
 	case p.Lower > p.Upper:
-		return fmt.Errorf("lower limit %d is above the upper limit %d", p.Lower, p.Upper)
+		return paramError(ParamLower, "lower limit %d is above the upper limit %d", p.Lower, p.Upper)
 	}
 	return p.Release.CheckMode(p.Mode)
 }

@@ -115,6 +115,29 @@ type SubtaskPlan struct {
 	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
 }
 
+// KeyedBytes is the bytes of the keyed handles the subtask receives, managed and raw.
+func (s SubtaskPlan) KeyedBytes() int64 {
+	var n int64
+	for _, l := range [][]KeyedPart{s.ManagedKeyedState, s.RawKeyedState} {
+		for _, h := range l {
+			n += h.Bytes
+		}
+	}
+	return n
+}
+
+// OperatorStateEntries is the number of operator-state entries the subtask receives, managed
+// and raw ([old subtask, index] pairs over every state name).
+func (s SubtaskPlan) OperatorStateEntries() int {
+	n := 0
+	for _, m := range []map[string]*OperatorStatePart{s.ManagedOperatorState, s.RawOperatorState} {
+		for _, st := range m {
+			n += len(st.Pairs)
+		}
+	}
+	return n
+}
+
 // KeyedPart is a received keyed handle: the key groups Start..End of an old subtask's handle.
 type KeyedPart struct {
 	OldSubtask int `json:"old_subtask"`

@@ -1,6 +1,8 @@
 // Package sweep runs many seeds of the simulator and summarizes them: the ordered parallel
 // runner (Run), the seed record of the JSON-lines shard format (Record), the mergeable
-// Summary and the Merger that reads shards back and checks that they belong to one sweep.
+// Summary and the Merger that reads shards back and checks that they belong to one sweep. A
+// Report is one judged run with its replay command, in the text (which parses back with
+// ParseScenario) and JSON lines that 'simulate run' and 'simulate replay' print.
 //
 // It is the only place of the simulator with goroutines: package sim runs one plan on one
 // goroutine; Run runs seeds on several and hands their outcomes over in seed order, so
