@@ -307,23 +307,7 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 		if c.Properties.Savepoint {
 			continue
 		}
-		lowest := c.CheckpointID
-		res := s.registry.UnregisterUnusedState(lowest)
-		u.DiscardedShared = res.Discarded
-		u.CheckpointsInUse = res.CheckpointsInUse
-		waiting := s.subsumed[:0]
-		for _, old := range s.subsumed {
-			if old.CheckpointID < lowest && !slices.Contains(res.CheckpointsInUse, old.CheckpointID) {
-				if old.Properties.DiscardSubsumed {
-					u.Discarded = append(u.Discarded, old.CheckpointID)
-					u.DiscardedPointers = append(u.DiscardedPointers, old.ExternalPointer)
-				}
-				continue
-			}
-			waiting = append(waiting, old)
-		}
-		clear(s.subsumed[len(waiting):])
-		s.subsumed = waiting
+		s.cleanSubsumed(c.CheckpointID, &u)
 		break
 	}
 	return u, nil
