@@ -200,7 +200,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 		return nil, err
 	}
 	var props CheckpointProperties
-	if c.Version == Flink118 {
+	if c.Version != Flink1101 {
 		if props, err = c.restoredSnapshotProperties(settings.Mode); err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	if err != nil {
 		return nil, err
 	}
-	if c.Version == Flink118 {
+	if c.Version != Flink1101 {
 		if !cp.Properties.Unclaimed {
 			if err := c.Store.registry.RegisterAllAfterRestored(cp.CheckpointID, cp.Operators, md.Properties, settings.Mode); err != nil {
 				return nil, err
@@ -237,7 +237,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	}
 
 	var res *RestoreResult
-	if c.Version == Flink118 {
+	if c.Version != Flink1101 {
 		res, err = c.restoreLatest118(vertices, RestoreFlags{ErrorIfNoCheckpoint: true,
 			AllowNonRestoredState: settings.AllowNonRestoredState, Coordinators: RestoreIfCheckpointPresent, CheckFinishedState: true})
 	} else {
@@ -336,7 +336,7 @@ func (c *Coordinator) restoreLatest118(vertices []JobVertex, flags RestoreFlags)
 	if latest.CheckpointID == c.CheckpointIDOfIgnoredInFlightData {
 		ops = withoutInFlightData(ops)
 	}
-	a, err := AssignStates(AssignmentInput{Version: Flink118, CheckpointID: latest.CheckpointID, Vertices: vertices,
+	a, err := AssignStates(AssignmentInput{Version: c.Version, CheckpointID: latest.CheckpointID, Vertices: vertices,
 		Operators: ops, AllowNonRestoredState: flags.AllowNonRestoredState})
 	if err != nil {
 		return nil, err

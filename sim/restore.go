@@ -8,11 +8,12 @@ import (
 	"github.com/restoresim/restoresim/model"
 )
 
-// KnownAdoptionHazard names the max-parallelism adoption hazard of SPEC §F.1: an operator
-// without state (e.g. one newly chained) takes part in the adoption with the vertex's
-// pre-adoption max parallelism, so keyed state can be cut with the wrong key-group count. Read
-// from Flink's code, not verified by running Flink.
-const KnownAdoptionHazard = "max-parallelism adoption hazard (SPEC §F.1)"
+// KnownAdoptionHazard names the max-parallelism adoption hazard of SPEC §F.1, the known issue
+// FLINK-40113 of every released version: an operator without state (e.g. one newly chained)
+// takes part in the adoption with the vertex's pre-adoption max parallelism, so keyed state can
+// be cut with the wrong key-group count. Read from Flink's code, not verified by running Flink.
+// Flink master refuses such a restore instead (SPEC-VERSIONS.md §2.1).
+const KnownAdoptionHazard = "FLINK-40113"
 
 // hashOfKey recomputes a key's Java hashCode from its display form.
 func hashOfKey(t KeyType, s string) int32 {
@@ -36,7 +37,7 @@ func hashOfKey(t KeyType, s string) int32 {
 func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	srcV := a.Vertices[0]
 	for _, v := range a.Vertices {
-		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 {
+		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 && w.plan.Version.Released() {
 			w.known = KnownAdoptionHazard
 		}
 	}

@@ -47,7 +47,7 @@ type commonFlags struct {
 
 func addCommonFlags(fs *flags) *commonFlags {
 	c := &commonFlags{}
-	c.flink = fs.String("flink", "1.18", "the Flink version to model: 1.18 or 1.10.1")
+	c.flink = fs.String("flink", "1.18", "the Flink version `V` to model: "+model.FlinkVersionNames())
 	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", maxSteps, sim.DefaultSteps))
 	c.format = fs.String("format", "text", "output format: text or json")
 	return c
@@ -102,7 +102,7 @@ func (s *seedFlag) Set(text string) error {
 }
 
 func runRun(e *env, args []string) int {
-	fs := newFlags("run", "run --seed N [--flink 1.18|1.10.1] [--steps K] [--format text|json]",
+	fs := newFlags("run", "run --seed N [--flink V] [--steps K] [--format text|json]",
 		`Generates the plan of seed N (a job, its state and a schedule of K steps: records,
 checkpoints, savepoints, failures, restarts with rescaling), runs it on the simulated cluster
 and prints the trace: first "seed N flink V", then the job and one line per step in scenario

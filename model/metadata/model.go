@@ -332,7 +332,7 @@ func (h *ChangelogStateHandle) Intersection(r model.KeyGroupRange) model.KeyedSt
 // of an operator-state handle into: new HashMap<>(n) up to 1.17 (and in 1.10.1),
 // CollectionUtil.newHashMapWithExpectedSize(n) from 1.18 (FORMAT.md §8.4).
 func readerMap(n int, v model.FlinkVersion) *javamap.Map[string] {
-	if v == model.Flink118 {
+	if v != model.Flink1101 {
 		return javamap.WithExpectedSize(javamap.String, n)
 	}
 	return javamap.WithInitialCapacity(javamap.String, n)
