@@ -71,7 +71,9 @@ func FlinkVersionNames() string {
 }
 
 // Known reports whether v is one of the modelled versions.
-func (v FlinkVersion) Known() bool { return int(v) < len(flinkVersionNames) && flinkVersionNames[v] != "" }
+func (v FlinkVersion) Known() bool {
+	return int(v) < len(flinkVersionNames) && flinkVersionNames[v] != ""
+}
 
 // Released reports whether v is a released version (every one but master).
 func (v FlinkVersion) Released() bool { return v.Known() && v != FlinkMaster }

@@ -110,8 +110,8 @@ syntax with its outcome after " -> ", then each violation (step, invariant, deta
 (-want +got) diff) and one replay command, all as '#' comments. The whole output, saved to a
 file, replays with 'simulate replay FILE'.
 
-A violation that reproduces a known Flink issue (e.g. FLINK-16638 on 1.10.1, or the max-
-parallelism adoption hazard of SPEC §F.1) is reported as a known-issue finding and does not
+A violation that reproduces a known Flink issue (e.g. FLINK-16638 on 1.10.1, or FLINK-40113,
+the max-parallelism adoption hazard of SPEC §F.1) is reported as a known-issue finding and does not
 fail the seed. Exit code: 0 when every invariant held or only known-issue findings were
 made, 1 when some other invariant was violated, 2 on bad usage.
 
