@@ -131,6 +131,10 @@ type Coordinator struct {
 	// CheckpointIDOfIgnoredInFlightData (1.18, default −1): restoring this checkpoint drops its
 	// in-flight channel state.
 	CheckpointIDOfIgnoredInFlightData int64
+	// IgnoreUnclaimedState is execution.state-recovery.ignore-unclaimed-state of the job's
+	// configuration. Only master's RestoreInitialCheckpointIfPresent reads it (FLINK-39513);
+	// every release passes allowNonRestoredState false there.
+	IgnoreUnclaimedState bool
 }
 
 // NewCoordinator returns a coordinator of version v whose store retains numRetained checkpoints,
@@ -283,7 +287,7 @@ func (c *Coordinator) RestoreLatestCheckpointedStateToSubtasks(vertices []JobVer
 
 // RestoreInitialCheckpointIfPresent models restoreInitialCheckpointIfPresent (1.18), used when a
 // job (re)starts on a new JobManager: no error without a checkpoint, allowNonRestoredState false
-// (the job graph must match), coordinators RESTORE_IF_CHECKPOINT_PRESENT, finished-state check.
+// (the job graph must match; on master IgnoreUnclaimedState, FLINK-39513), coordinators RESTORE_IF_CHECKPOINT_PRESENT, finished-state check.
 // On 1.10.1 it is RestoreLatestCheckpointedState(vertices, false, false)
 // (SchedulerBase.createAndRestoreExecutionGraph).
 func (c *Coordinator) RestoreInitialCheckpointIfPresent(vertices []JobVertex) (*RestoreResult, error) {
@@ -293,7 +297,10 @@ func (c *Coordinator) RestoreInitialCheckpointIfPresent(vertices []JobVertex) (*
 	if c.Version == Flink1101 {
 		return c.restoreLatest1101(vertices, false, false)
 	}
-	return c.restoreLatest118(vertices, RestoreFlags{Coordinators: RestoreIfCheckpointPresent, CheckFinishedState: true})
+	// master honours execution.state-recovery.ignore-unclaimed-state here (FLINK-39513,
+	// SPEC-VERSIONS.md §2.3); 1.18–2.3 hard-code false.
+	allow := c.Version == FlinkMaster && c.IgnoreUnclaimedState
+	return c.restoreLatest118(vertices, RestoreFlags{AllowNonRestoredState: allow, Coordinators: RestoreIfCheckpointPresent, CheckFinishedState: true})
 }
 
 // RestoreLatestCheckpointedState models 1.10.1's restoreLatestCheckpointedState(tasks,

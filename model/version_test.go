@@ -239,3 +239,60 @@ func TestVersionsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestFLINK39513 is SPEC-VERSIONS.md §2.3's example: the latest checkpoint holds a stateless
+// operator X; the job restarts (restoreInitialCheckpointIfPresent) without X and with
+// execution.state-recovery.ignore-unclaimed-state true. ≤2.3 refuse ("There is no operator for
+// the state X"), master accepts and skips X.
+func TestFLINK39513(t *testing.T) {
+	a, x := saID(1), saID(2)
+	vx := saVertex("v", 2, 128, false, a)
+	for _, v := range FlinkVersions() {
+		if v == Flink1101 {
+			continue
+		}
+		for _, ignore := range []bool{false, true} {
+			c := mustCoordinator(t, v, 1)
+			c.IgnoreUnclaimedState = ignore
+			cp := &CompletedCheckpoint{CheckpointID: 1, Properties: CheckpointProperties{DiscardSubsumed: true, Sharing: ForwardBackward},
+				Operators: []OperatorState{saOperatorState(a, 2, 128, true), {OperatorID: x, Parallelism: 2, MaxParallelism: 128}}}
+			if _, err := c.Store.CompleteCheckpoint(cp); err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.RestoreInitialCheckpointIfPresent([]JobVertex{vx})
+			if ignore && v == FlinkMaster {
+				if err != nil || res.Assignment == nil || !res.Flags.AllowNonRestoredState {
+					t.Errorf("%v, ignore-unclaimed-state: %v", v, err)
+				}
+				continue
+			}
+			if !errors.Is(err, ErrNoOperatorForState) {
+				t.Errorf("%v, ignore-unclaimed-state %v: %v, want no operator for the state", v, ignore, err)
+			}
+		}
+	}
+}
+
+func TestRestoreModeNaming(t *testing.T) {
+	for _, tt := range []struct {
+		v      FlinkVersion
+		class  string
+		key    string
+		legacy bool
+	}{
+		{Flink1101, "", "", false},
+		{Flink118, "org.apache.flink.runtime.jobgraph.RestoreMode", "execution.savepoint-restore-mode", false},
+		{Flink119, "org.apache.flink.runtime.jobgraph.RestoreMode", "execution.savepoint-restore-mode", true},
+		{Flink120, "org.apache.flink.core.execution.RestoreMode", "execution.state-recovery.claim-mode", true},
+		{Flink20, "org.apache.flink.core.execution.RecoveryClaimMode", "execution.state-recovery.claim-mode", true},
+		{FlinkMaster, "org.apache.flink.core.execution.RecoveryClaimMode", "execution.state-recovery.claim-mode", true},
+	} {
+		n := Legacy.NamingIn(tt.v)
+		if n.Class != tt.class || n.ConfigKey != tt.key || n.Deprecated != tt.legacy {
+			t.Errorf("%v: %+v", tt.v, n)
+		}
+		if Claim.NamingIn(tt.v).Deprecated || NoClaim.NamingIn(tt.v).Deprecated {
+			t.Errorf("%v: CLAIM or NO_CLAIM deprecated", tt.v)
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 // FLINK-40113 of every released version: an operator without state (e.g. one newly chained)
 // takes part in the adoption with the vertex's pre-adoption max parallelism, so keyed state can
 // be cut with the wrong key-group count. Read from Flink's code, not verified by running Flink.
-// Flink master refuses such a restore instead (SPEC-VERSIONS.md §2.1).
+// Flink master refuses such a restore of keyed state instead (SPEC-VERSIONS.md §2.1); a vertex
+// without keyed state still adopts in HashMap order there.
 const KnownAdoptionHazard = "FLINK-40113"
 
 // hashOfKey recomputes a key's Java hashCode from its display form.
@@ -37,7 +38,9 @@ func hashOfKey(t KeyType, s string) int32 {
 func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	srcV := a.Vertices[0]
 	for _, v := range a.Vertices {
-		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 && w.plan.Version.Released() {
+		// Master refuses the hazard on a vertex with keyed state (FLINK-40113's fix) before any
+		// assignment; without keyed state it adopts in HashMap order as the releases do.
+		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 {
 			w.known = KnownAdoptionHazard
 		}
 	}
