@@ -303,7 +303,11 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			for j, id := range hz.Mismatched {
 				ids[j] = id.String()
 			}
-			po.Notes = append(po.Notes, fmt.Sprintf("hazard (known issue %s): the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); the keyed state of [%s] is cut with a foreign key-group count", KnownIssueAdoption, va.MaxParallelism, strings.Join(ids, " ")))
+			cut := fmt.Sprintf("the keyed state of [%s] is cut with a foreign key-group count", strings.Join(ids, " "))
+			if len(ids) == 0 {
+				cut = "here no state with subtask entries is cut with a foreign key-group count, but another order of the operator IDs would cut one"
+			}
+			po.Notes = append(po.Notes, fmt.Sprintf("hazard (known issue %s): the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); %s", KnownIssueAdoption, va.MaxParallelism, cut))
 		}
 		if !va.HasState && !va.FullyFinished {
 			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
