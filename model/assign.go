@@ -182,7 +182,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 	for i := range in.Vertices {
 		for _, op := range in.Vertices[i].Operators {
 			known[op.ID] = struct{}{}
-			if op.UserDefinedID != nil && v == Flink118 {
+			if op.UserDefinedID != nil && v != Flink1101 {
 				known[*op.UserDefinedID] = struct{}{}
 			}
 		}
@@ -343,7 +343,7 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 			return refuse(fmt.Errorf("vertex %s, operator %v, raw operator state: %w", w.v.Name, os.OperatorID, err), os.OperatorID, w.v.Name)
 		}
 	}
-	if v == Flink118 {
+	if v != Flink1101 {
 		if err := w.channelState(); err != nil {
 			return err
 		}
@@ -377,6 +377,11 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 func (w *vertexWork) checkParallelismPreconditions(v FlinkVersion) error {
 	p := w.v.Parallelism
 	order := w.checkOrder(v)
+	if v == FlinkMaster {
+		if err := w.checkMaxParallelismAgreement(order); err != nil {
+			return err
+		}
+	}
 	for _, k := range order {
 		os := w.states[k]
 		if os.MaxParallelism < p {
@@ -439,7 +444,7 @@ func canRescaleMaxParallelism(v FlinkVersion, configured bool, desired int) (boo
 // normalizeMaxParallelism models DefaultVertexParallelismInfo.normalizeAndCheckMaxParallelism's
 // mapping of PARALLELISM_AUTO_MAX (Integer.MAX_VALUE) to 32768 (1.18 only).
 func normalizeMaxParallelism(v FlinkVersion, m int) int {
-	if v == Flink118 && m == math.MaxInt32 {
+	if v != Flink1101 && m == math.MaxInt32 {
 		return UpperBoundMaxParallelism
 	}
 	return m
@@ -560,7 +565,7 @@ func (w *vertexWork) assign(v FlinkVersion, checkpointID int64) error {
 
 // validateAssignmentInput rejects input Flink could not have built.
 func validateAssignmentInput(in *AssignmentInput) error {
-	if in.Version != Flink118 && in.Version != Flink1101 {
+	if !in.Version.Known() {
 		return fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, in.Version)
 	}
 	generated := make(map[OperatorID]struct{})

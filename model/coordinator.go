@@ -135,6 +135,10 @@ type Coordinator struct {
 	// finished-state check (VertexFinishedStateChecker) of RestoreSavepoint and
 	// RestoreInitialCheckpointIfPresent reads them (1.18). nil: a graph without edges.
 	JobEdges []FailoverEdge
+	// IgnoreUnclaimedState is execution.state-recovery.ignore-unclaimed-state of the job's
+	// configuration. Only master's RestoreInitialCheckpointIfPresent reads it (FLINK-39513);
+	// every release passes allowNonRestoredState false there.
+	IgnoreUnclaimedState bool
 }
 
 // NewCoordinator returns a coordinator of version v whose store retains numRetained checkpoints,
@@ -204,7 +208,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 		return nil, err
 	}
 	var props CheckpointProperties
-	if c.Version == Flink118 {
+	if c.Version != Flink1101 {
 		if props, err = c.restoredSnapshotProperties(settings.Mode); err != nil {
 			return nil, err
 		}
@@ -218,7 +222,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	if err != nil {
 		return nil, err
 	}
-	if c.Version == Flink118 {
+	if c.Version != Flink1101 {
 		if !cp.Properties.Unclaimed {
 			if err := c.Store.registry.RegisterAllAfterRestored(cp.CheckpointID, cp.Operators, md.Properties, settings.Mode); err != nil {
 				return nil, err
@@ -241,7 +245,7 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	}
 
 	var res *RestoreResult
-	if c.Version == Flink118 {
+	if c.Version != Flink1101 {
 		res, err = c.restoreLatest118(vertices, RestoreFlags{ErrorIfNoCheckpoint: true,
 			AllowNonRestoredState: settings.AllowNonRestoredState, Coordinators: RestoreIfCheckpointPresent, CheckFinishedState: true})
 	} else {
@@ -287,7 +291,7 @@ func (c *Coordinator) RestoreLatestCheckpointedStateToSubtasks(vertices []JobVer
 
 // RestoreInitialCheckpointIfPresent models restoreInitialCheckpointIfPresent (1.18), used when a
 // job (re)starts on a new JobManager: no error without a checkpoint, allowNonRestoredState false
-// (the job graph must match), coordinators RESTORE_IF_CHECKPOINT_PRESENT, finished-state check.
+// (the job graph must match; on master IgnoreUnclaimedState, FLINK-39513), coordinators RESTORE_IF_CHECKPOINT_PRESENT, finished-state check.
 // On 1.10.1 it is RestoreLatestCheckpointedState(vertices, false, false)
 // (SchedulerBase.createAndRestoreExecutionGraph).
 func (c *Coordinator) RestoreInitialCheckpointIfPresent(vertices []JobVertex) (*RestoreResult, error) {
@@ -297,7 +301,10 @@ func (c *Coordinator) RestoreInitialCheckpointIfPresent(vertices []JobVertex) (*
 	if c.Version == Flink1101 {
 		return c.restoreLatest1101(vertices, false, false)
 	}
-	return c.restoreLatest118(vertices, RestoreFlags{Coordinators: RestoreIfCheckpointPresent, CheckFinishedState: true})
+	// master honours execution.state-recovery.ignore-unclaimed-state here (FLINK-39513,
+	// SPEC-VERSIONS.md §2.3); 1.18–2.3 hard-code false.
+	allow := c.Version == FlinkMaster && c.IgnoreUnclaimedState
+	return c.restoreLatest118(vertices, RestoreFlags{AllowNonRestoredState: allow, Coordinators: RestoreIfCheckpointPresent, CheckFinishedState: true})
 }
 
 // RestoreLatestCheckpointedState models 1.10.1's restoreLatestCheckpointedState(tasks,
@@ -346,7 +353,7 @@ func (c *Coordinator) restoreLatest118(vertices []JobVertex, flags RestoreFlags)
 			return nil, err
 		}
 	}
-	a, err := AssignStates(AssignmentInput{Version: Flink118, CheckpointID: latest.CheckpointID, Vertices: vertices,
+	a, err := AssignStates(AssignmentInput{Version: c.Version, CheckpointID: latest.CheckpointID, Vertices: vertices,
 		Operators: ops, AllowNonRestoredState: flags.AllowNonRestoredState})
 	if err != nil {
 		return nil, err

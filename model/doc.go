@@ -1,6 +1,7 @@
 // Package model is a bit-exact model of Apache Flink's checkpoint → restore → rescale logic
-// (Flink 1.18, and 1.10.1 where they differ), as pure functions over plain values: no clock, no
-// randomness, no goroutines, no files.
+// (Flink 1.18, and 1.10.1 where they differ; 1.19, 1.20, 2.0, 2.1, 2.2, 2.3 and master as 1.18
+// except for the differences of SPEC-VERSIONS.md listed below), as pure functions over plain
+// values: no clock, no randomness, no goroutines, no files.
 //
 // Map from Go identifiers to the Flink classes and methods they model:
 //
@@ -69,8 +70,80 @@
 //	                                    every source maps to itself); Invert, AmbiguousTargets, MappedIndexes, Equal
 //	                                    model invert, getAmbiguousTargets, getMappedIndexes, equals
 //	IdentityRescaleMappings             RescaleMappings.identity; SymmetricIdentityRescaleMappings: SYMMETRIC_IDENTITY
+//	FlinkVersion.MetadataWriteVersion   Checkpoints.storeCheckpointMetadata's serializer (per version)
+//	FlinkVersion.MetadataReadVersion    MetadataSerializers.getSerializer (the newest version registered)
+//	MaxParallelismDisagreementError     StateAssignmentOperation.checkMaxParallelismAgreement (master, FLINK-40113)
+//	RestoreMode.NamingIn                RestoreMode / RecoveryClaimMode, StateRecoveryOptions, CliFrontendParser (§6)
 //
-// Package model/metadata reads and writes Flink's _metadata files (MetadataV2–V5 serializers).
+// Package model/metadata reads and writes Flink's _metadata files (MetadataV2–V7 serializers).
+//
+// # Flink versions after 1.18 (SPEC-VERSIONS.md)
+//
+// FlinkVersion covers 1.10.1, 1.18, 1.19, 1.20, 2.0, 2.1, 2.2, 2.3 and master. A minor version
+// stands for its latest patch release the specification saw (1.19.2, 1.20.3 … 2.2.1, 2.3.0); the
+// model does not tell patch releases apart. "master" is apache/flink master as SPEC-VERSIONS.md
+// reads it (the mirror's 2.4-SNAPSHOT of 2026-08-22) plus the later MetadataV7Serializer of
+// flink-metadata/FORMAT.md: it reads format versions up to 7 and writes 6 for savepoints and 7
+// (without reference checkpoint ids) for checkpoints. Every version from 1.19 on takes the 1.18
+// path (§1: nothing else changed) except where a difference is implemented:
+//
+//   - §7 metadata formats: each version writes its format (4 for 1.18–1.20, 5 for 2.0 with
+//     operator name and uid, 6 for 2.1–2.3) and reads up to it; savepoint.PlanRestore refuses a
+//     newer format with Flink's "Unrecognized checkpoint version number" and names the oldest
+//     modelled release that reads it. The simulator writes and reads each version's format (its
+//     1.10.1 simulation keeps writing version 4, as before: 1.10.1's version 2 has no coordinator
+//     state and no checkpoint properties, which the simulator's restores use).
+//   - §2.1 FLINK-40113: on master, AssignStates refuses a vertex with keyed state whose operator
+//     states (synthesized ones of operators without state included, at the vertex's current max
+//     parallelism) recorded different max parallelisms (check max-parallelism-agreement); it runs
+//     before the per-operator checks, so it also replaces the "lower than the configured
+//     parallelism" refusal in a chain that has both. On the released versions the order-dependent
+//     adoption (VertexAssignment.Hazard, SPEC §F.1) is named the known issue FLINK-40113 by the
+//     simulator and by `plan`.
+//   - §2.3 FLINK-39513: on master, Coordinator.RestoreInitialCheckpointIfPresent passes
+//     Coordinator.IgnoreUnclaimedState as allowNonRestoredState (false on every release).
+//   - §3 FLINK-38131 (2.2+): RepartitionOperatorState's "partially reported" broadcast test uses
+//     the parallelism instead of BitSet.size(); the assignment is the same, only the path differs.
+//   - §6 RestoreMode naming: RestoreMode.NamingIn gives the class, configuration key and CLI
+//     option of each version, and LEGACY's deprecation (1.19+, still accepted on master).
+//
+// Differences NOT implemented, and why (the next session can continue here):
+//
+//   - §2.2 FLINK-35351 (1.19.1+, custom-partitioner FULL edges force input-channel-state
+//     redistribution even at unchanged parallelism): AssignStates has no job edges or
+//     partitioners; in-flight channel state is kept 1:1 at unchanged parallelism and a changed
+//     parallelism is ChannelStateRescaleNotModelledError. It needs the edges and their
+//     SubtaskStateMappers in AssignmentInput, and patch releases (1.19.0 differs from 1.19.1).
+//   - §2.4 FLINK-38267 and §2.5 FLINK-38483 (per-gate in-flight data, NO_STATE descriptors;
+//     1.20.3/1.20.4, 2.0.1, 2.1.1, 2.2+): the same missing edges and channel-state
+//     redistribution, and they differ between patch releases, which FlinkVersion does not model.
+//   - §2.6 FLINK-40269 (two edges between one pair of vertices): only on master and unreleased
+//     backports; needs edges too.
+//   - §2.7 FLINK-38542 (2.3+, recover output buffers downstream): opt-in, off by default, so no
+//     change with defaults; the model has no configuration for it.
+//   - §2.8 FLINK-33734 (2.1+ merged channel-state handles): model/metadata reads and writes the
+//     merged handles (format version 6); the model's ChannelStateHandle has no merged form and
+//     does not unmerge them, and the only behavioural effect is handle order within a subtask.
+//   - §2.9 FLINK-36001's side effect (2.0+ refuses to write metadata with an operator name or uid
+//     ""): the model's OperatorState has no name or uid (only model/metadata's File does).
+//   - §5.2 FLINK-33341 (1.19+, local handles first in the RocksDB rescaling restore):
+//     PrioritizeOperatorSubtaskState models 1.18's Builder (a local alternative only for a single
+//     handle with an equal range) for every version; the mixed alternative of 1.19+ (local
+//     handles, then the rest in HashMap<KeyGroupRange> order) changes only which handle becomes
+//     the base DB, not the restored content.
+//   - §5.3 ingest-DB restore (2.0+, opt-in, off by default): RocksDBRestore has no option for it;
+//     with defaults nothing changes.
+//   - §5.4 FLINK-39964 (CLAIM restore of a NATIVE savepoint, next incremental checkpoint
+//     unrestorable; unfixed in every modelled release): the model does not resolve relative file
+//     handles against checkpoint directories, and the simulator's savepoints are canonical, so
+//     it cannot arise there; it is not reported as a known issue yet.
+//   - §6 FLINK-36973 (master: `flink run -s` no longer overrides ignore-unclaimed-state and
+//     claim-mode from the configuration): the model has no CLI or configuration layer.
+//   - §2.1 example A (two checkpointed operators with different recorded max parallelisms,
+//     chained on restore) is tested in model (TestFLINK40113ExampleA) but not as a scenario: the
+//     simulator's jobs always checkpoint a chain with one max parallelism.
+//   - §8.2 (the Kubernetes operator's autoscaler alignment per operator release) is
+//     model/autoscaler's subject, not FlinkVersion's.
 //
 // The references are to SPEC.md, the behavioural specification the model implements.
 package model

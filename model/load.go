@@ -65,7 +65,7 @@ var savepointProperties1101 = CheckpointProperties{Savepoint: true, Forced: true
 // coordinator and channel state do not exist: both fields are ignored.
 func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 	v := in.Version
-	if v != Flink118 && v != Flink1101 {
+	if !v.Known() {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, v)
 	}
 	md := &in.Metadata
@@ -86,7 +86,7 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 		vx := &in.Vertices[i]
 		for _, op := range vx.Operators {
 			vertexOf[op.ID] = vx
-			if op.UserDefinedID != nil && v == Flink118 {
+			if op.UserDefinedID != nil && v != Flink1101 {
 				vertexOf[*op.UserDefinedID] = vx
 			}
 		}
@@ -143,7 +143,7 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 		if mutant.On(mutant.AllowNonRestoredIgnored) {
 			continue
 		}
-		if v == Flink118 && os.CoordinatorState != nil {
+		if v != Flink1101 && os.CoordinatorState != nil {
 			return nil, refuse(&NonRestoredStateError{Checkpoint: name, OperatorID: os.OperatorID, CoordinatorState: true}, os.OperatorID, "")
 		}
 		for _, st := range os.Subtasks {

@@ -38,6 +38,8 @@ const (
 	CheckNullKeyedStateHandles Check = "null-keyed-state-handles"
 	// CheckChannelStateTopologyChange: ErrChannelStateTopologyChange.
 	CheckChannelStateTopologyChange Check = "channel-state-topology-change"
+	// CheckMaxParallelismAgreement: ErrMaxParallelismDisagreement (master only, FLINK-40113).
+	CheckMaxParallelismAgreement Check = "max-parallelism-agreement"
 	// CheckRestore: any other refusal of the restore path (a key-group partition or an
 	// operator-state repartitioning that fails).
 	CheckRestore Check = "restore"
@@ -60,6 +62,7 @@ var checkTable = []struct {
 	{CheckRawKeyedWithoutManaged, ErrRawKeyedStateWithoutManaged},
 	{CheckNullKeyedStateHandles, ErrNullKeyedStateHandles},
 	{CheckChannelStateTopologyChange, ErrChannelStateTopologyChange},
+	{CheckMaxParallelismAgreement, ErrMaxParallelismDisagreement},
 	{CheckRestore, nil},
 }
 

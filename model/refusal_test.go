@@ -87,6 +87,8 @@ func TestRefusalsAreTyped(t *testing.T) {
 			_, _, err := KeyedStateHandlesForSubtask(Flink1101, &os, []KeyGroupRange{kr(0, 42), kr(43, 85), kr(86, 127)}, 0)
 			return err
 		}, CheckNullKeyedStateHandles, &b, "", &typed.null, "NullPointerException"},
+		{"max parallelism agreement (master, FLINK-40113)", assign(FlinkMaster, []JobVertex{saVertex("v", 2, 128, false, a, b)}, withState(a, 2, 512)),
+			CheckMaxParallelismAgreement, &a, "v", nil, "recorded different maximum parallelism in the checkpoint"},
 		{"channel state topology change", assign(Flink118, []JobVertex{saVertex("v", 2, 128, false, b, a)}, inputChannels(a), inputChannels(b)),
 			CheckChannelStateTopologyChange, &b, "v", nil, "the following operators contain channel state: [" + b.String() + "]"},
 		{"repartitioning fails", assign(Flink118, []JobVertex{saVertex("v", 3, 128, false, a)}, badMode),

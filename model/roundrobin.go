@@ -97,7 +97,7 @@ func RepartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, 
 		// checkParallelismPreconditions); refusing it also bounds the result's size.
 		return nil, &ParallelismOutOfBoundsError{Parallelism: newParallelism}
 	}
-	if v != Flink118 && v != Flink1101 {
+	if !v.Known() {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, v)
 	}
 	in, err := indexOperatorState(previous)
@@ -230,15 +230,19 @@ func repartitionSameParallelism(v FlinkVersion, in *rrInput, previous [][]Operat
 		case Union:
 			union.add(e)
 		case Broadcast:
-			if v == Flink118 {
+			if v != Flink1101 {
 				broadcast.add(e)
 			}
 		}
 	}
 	// collectPartlyFinishedBroadcastStates: keep the names reported by some, but fewer than
-	// BitSet(P_old).size(), old subtasks.
+	// BitSet(P_old).size(), old subtasks; from 2.2 on (FLINK-38131, SPEC-VERSIONS.md §3) fewer
+	// than P_old.
 	var partly rrNames
 	capacity := bitSetSize(len(previous))
+	if v.AtLeast(Flink22) {
+		capacity = len(previous)
+	}
 	for i := range broadcast.names {
 		reported, last := 0, -1
 		for _, e := range broadcast.lists[i] { // entries are in subtask order

@@ -6,41 +6,6 @@ import (
 	"fmt"
 )
 
-// FlinkVersion selects version-specific behaviour. The zero value is Flink118, the default.
-type FlinkVersion uint8
-
-const (
-	// Flink118 is Flink 1.18 ("modern" in SPEC.md).
-	Flink118 FlinkVersion = iota
-	// Flink1101 is Flink release-1.10.1.
-	Flink1101
-)
-
-// String gives the version as users write it: "1.18" or "1.10.1".
-func (v FlinkVersion) String() string {
-	switch v {
-	case Flink118:
-		return "1.18"
-	case Flink1101:
-		return "1.10.1"
-	}
-	return fmt.Sprintf("FlinkVersion(%d)", uint8(v))
-}
-
-// ErrUnknownFlinkVersion is returned by ParseFlinkVersion.
-var ErrUnknownFlinkVersion = errors.New("unknown Flink version (want 1.18 or 1.10.1)")
-
-// ParseFlinkVersion parses "1.18" or "1.10.1".
-func ParseFlinkVersion(s string) (FlinkVersion, error) {
-	switch s {
-	case "1.18":
-		return Flink118, nil
-	case "1.10.1":
-		return Flink1101, nil
-	}
-	return 0, fmt.Errorf("%w: %q", ErrUnknownFlinkVersion, s)
-}
-
 // OperatorID models org.apache.flink.runtime.jobgraph.OperatorID (an AbstractID: 16 bytes, the
 // upper and lower long in big-endian order). String gives Flink's 32 lowercase hex digits.
 type OperatorID [16]byte

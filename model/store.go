@@ -89,14 +89,14 @@ type CompletedCheckpointStore struct {
 // NewCompletedCheckpointStore returns an empty store for version v retaining maxRetained
 // checkpoints (state.checkpoints.num-retained; ErrInvalidNumRetained below 1).
 func NewCompletedCheckpointStore(v FlinkVersion, maxRetained int) (*CompletedCheckpointStore, error) {
-	if v != Flink118 && v != Flink1101 {
+	if !v.Known() {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownFlinkVersion, v)
 	}
 	if maxRetained < 1 {
 		return nil, fmt.Errorf("%w (num-retained %d)", ErrInvalidNumRetained, maxRetained)
 	}
 	s := &CompletedCheckpointStore{version: v, maxRetained: maxRetained}
-	if v == Flink118 {
+	if v != Flink1101 {
 		s.registry = NewSharedStateRegistry()
 	} else {
 		s.refRegistry = NewRefCountSharedStateRegistry()
@@ -399,7 +399,7 @@ type PendingSnapshot struct {
 // completed, and only pending snapshots that are not savepoints (PendingCheckpoint.canBeSubsumed);
 // 1.10.1 drops after any completion every pending snapshot that is not forced.
 func SubsumedPendingSnapshots(v FlinkVersion, completedID int64, completed CheckpointProperties, pending []PendingSnapshot) []int64 {
-	if v == Flink118 && completed.Savepoint && !completed.Synchronous {
+	if v != Flink1101 && completed.Savepoint && !completed.Synchronous {
 		return nil
 	}
 	var ids []int64
@@ -407,7 +407,7 @@ func SubsumedPendingSnapshots(v FlinkVersion, completedID int64, completed Check
 		if p.CheckpointID >= completedID {
 			continue
 		}
-		if (v == Flink118 && !p.Properties.Savepoint) || (v == Flink1101 && !p.Properties.Forced) {
+		if (v != Flink1101 && !p.Properties.Savepoint) || (v == Flink1101 && !p.Properties.Forced) {
 			ids = append(ids, p.CheckpointID)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 //	run                      the input is a plan in scenario syntax (see sim.ParsePlan); the
 //	                         expected output is its trace and "ok" or its violations
 //	ranges m=M p=P1,P2,...   the key-group ranges of every subtask at each parallelism
-//	plan file=PATH [p=P] [flink=1.18|1.10.1] [allow-non-restored-state]
+//	plan file=PATH [p=P] [flink=V] [allow-non-restored-state]
 //	                         the restore plan of a real _metadata file (PATH relative to the
 //	                         real Flink metadata folder, see internal/realmeta, e.g.
 //	                         real/kafka-enum1.metadata) at parallelism P,

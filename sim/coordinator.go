@@ -49,9 +49,12 @@ func checkpointProperties(savepoint bool) model.CheckpointProperties {
 	return model.CheckpointProperties{DiscardSubsumed: true, Sharing: model.ForwardBackward}
 }
 
-// writeMetadata stores md as a real Flink _metadata file (format version 4) at path.
-func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata) error {
-	f, err := metadata.FromModel(md)
+// writeMetadata stores md as a real Flink _metadata file at path, in the format version the
+// modelled Flink writes (SPEC-VERSIONS.md §7: 4 for 1.18–1.20, 5 for 2.0, 6 for 2.1 and later,
+// 7 for master's checkpoints; the 1.10.1 simulation writes version 4 too, see model/doc.go),
+// with each operator's name and uid from version 5 on.
+func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepoint bool, names metadata.OperatorNames) error {
+	f, err := metadata.FromModelAs(md, writeFormat(fsys.version, savepoint), names)
 	if err != nil {
 		return err
 	}
@@ -61,6 +64,14 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata) error 
 	}
 	fsys.put(path, b, int64(len(b)))
 	return nil
+}
+
+// writeFormat is the metadata format version the simulation of v writes.
+func writeFormat(v model.FlinkVersion, savepoint bool) int32 {
+	if v == model.Flink1101 {
+		return metadata.WriteVersion
+	}
+	return v.MetadataWriteVersion(savepoint)
 }
 
 // ReadMetadata implements model.CheckpointStorage: the _metadata file of a resolved location,
@@ -77,6 +88,9 @@ func (m *memFS) ReadMetadata(loc model.CheckpointLocation) (model.CheckpointMeta
 	f, err := metadata.Read(b)
 	if err != nil {
 		return model.CheckpointMetadata{}, err
+	}
+	if m.version != model.Flink1101 && !m.version.ReadsMetadataVersion(f.Version) {
+		return model.CheckpointMetadata{}, fmt.Errorf("metadata format version %d: Flink %v refuses it (\"Unrecognized checkpoint version number: %d\")", f.Version, m.version, f.Version)
 	}
 	return f.ModelFor(m.version), nil
 }

@@ -64,7 +64,7 @@ func (e expectation) knownIssue(v model.FlinkVersion) string {
 }
 
 // expectRestore predicts the outcome of restoring a snapshot of shape old into job j.
-func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
+func expectRestore(version model.FlinkVersion, old jobShape, j Job, allowNonRestored bool) expectation {
 	// A job without a keyed vertex (the plan keeps it so) has no keyed state to match.
 	keyedStored := old.keyedUID != ""
 	stored := model.OperatorIDFromUID(old.keyedUID)
@@ -148,6 +148,9 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 		if !slices.ContainsFunc(states, func(op storedOp) bool { return op.entries }) {
 			continue
 		}
+		if version == model.FlinkMaster && disagree(j, v, states, v == 1 && keyedMatched) {
+			return refuse(model.ErrMaxParallelismDisagreement, VertexName(v)+": keyed vertex whose operators recorded different max parallelisms (FLINK-40113)")
+		}
 		for _, op := range states {
 			if op.max < j.Parallelism(v) {
 				return refuse(model.ErrMaxParallelismBelowNewParallelism, VertexName(v)+" parallelism above the max parallelism of "+op.uid)
@@ -159,6 +162,40 @@ func expectRestore(old jobShape, j Job, allowNonRestored bool) expectation {
 		staleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
 	e.stageMax = maxAfter[2:]
 	return e
+}
+
+// disagree reports whether vertex v of job j holds keyed state and its operator states — the
+// stored ones it takes (states) and, for its operators without one, the synthesized state at
+// the vertex's own max parallelism; keyedMatched says whether the keyed operator of vertex 1 is
+// the first of states — carry different max parallelisms: Flink master's
+// checkMaxParallelismAgreement refuses that (FLINK-40113, SPEC-VERSIONS.md §2.1).
+func disagree(j Job, v int, states []storedOp, keyedMatched bool) bool {
+	keyed := slices.ContainsFunc(states, func(op storedOp) bool { return op.state })
+	if !keyed {
+		return false
+	}
+	own, _ := configuredMaxPar(j.vertexConfig(v))
+	maxes := map[int]bool{}
+	var uids []string
+	if v == 1 {
+		if !keyedMatched {
+			maxes[own] = true // the keyed operator's synthesized state
+		}
+		if j.Sink {
+			uids = append(uids, sinkUID)
+		}
+	} else {
+		uids = j.StageUIDs(v - 2)
+	}
+	for _, op := range states {
+		maxes[op.max] = true
+	}
+	for _, uid := range uids {
+		if !slices.ContainsFunc(states, func(op storedOp) bool { return op.uid == uid }) {
+			maxes[own] = true
+		}
+	}
+	return len(maxes) > 1
 }
 
 // storedOp is one stored operator state of the sink or a stage, as the oracle sees it.

@@ -8,11 +8,13 @@ import (
 	"github.com/restoresim/restoresim/model"
 )
 
-// KnownAdoptionHazard names the max-parallelism adoption hazard of SPEC §F.1: an operator
-// without state (e.g. one newly chained) takes part in the adoption with the vertex's
-// pre-adoption max parallelism, so keyed state can be cut with the wrong key-group count. Read
-// from Flink's code, not verified by running Flink.
-const KnownAdoptionHazard = "max-parallelism adoption hazard (SPEC §F.1)"
+// KnownAdoptionHazard names the max-parallelism adoption hazard of SPEC §F.1, the known issue
+// FLINK-40113 of every released version: an operator without state (e.g. one newly chained)
+// takes part in the adoption with the vertex's pre-adoption max parallelism, so keyed state can
+// be cut with the wrong key-group count. Read from Flink's code, not verified by running Flink.
+// Flink master refuses such a restore of keyed state instead (SPEC-VERSIONS.md §2.1); a vertex
+// without keyed state still adopts in HashMap order there.
+const KnownAdoptionHazard = "FLINK-40113"
 
 // hashOfKey recomputes a key's Java hashCode from its display form.
 func hashOfKey(t KeyType, s string) int32 {
@@ -36,6 +38,8 @@ func hashOfKey(t KeyType, s string) int32 {
 func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	srcV := a.Vertices[0]
 	for _, v := range a.Vertices {
+		// Master refuses the hazard on a vertex with keyed state (FLINK-40113's fix) before any
+		// assignment; without keyed state it adopts in HashMap order as the releases do.
 		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 {
 			w.known = KnownAdoptionHazard
 		}

@@ -72,7 +72,7 @@ func ParsePlan(text string) (Plan, error) {
 			continue
 		case "flink":
 			if len(fields) != 2 {
-				return fail("want 'flink 1.18|1.10.1'")
+				return fail("want 'flink V' (V: %s)", model.FlinkVersionNames())
 			}
 			v, err := model.ParseFlinkVersion(fields[1])
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
 )
 
 // Operator IDs of the simulated job. Each operator's generated ID is derived from its uid, as
@@ -109,10 +110,37 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	props := checkpointProperties(savepoint)
 	md.Properties = &props
-	if err := writeMetadata(w.fs, dir+"/"+model.MetadataFileName, md); err != nil {
+	if err := writeMetadata(w.fs, dir+"/"+model.MetadataFileName, md, savepoint, w.operatorNames()); err != nil {
 		panic("sim: internal error: writing metadata: " + err.Error())
 	}
 	return md
+}
+
+// operatorNames gives the name and uid each operator of the running job stores in a format
+// version 5+ file: the uid it was given (none for a stage without uid) and a name after its
+// vertex.
+func (w *World) operatorNames() metadata.OperatorNames {
+	type names struct{ name, uid string }
+	m := map[model.OperatorID]names{
+		model.OperatorIDFromUID(w.job.Source.UID): {"Source: source", w.job.Source.UID},
+		model.OperatorIDFromUID(sinkUID):          {"Sink: sink", sinkUID},
+	}
+	if w.job.HasKeyed() {
+		m[model.OperatorIDFromUID(w.job.Keyed.UID)] = names{"keyed", w.job.Keyed.UID}
+	}
+	for k := range w.job.Stages {
+		for c, uid := range w.job.StageUIDs(k) {
+			n := names{name: fmt.Sprintf("%s-%d", VertexName(2+k), c+1)}
+			if w.job.Stages[k].Config.UID != "" {
+				n.uid = uid
+			}
+			m[model.OperatorIDFromUID(uid)] = n
+		}
+	}
+	return func(id model.OperatorID) (string, string) {
+		n := m[id]
+		return n.name, n.uid
+	}
 }
 
 // snapshotKeyed snapshots a keyed subtask's managed keyed state: incremental (RocksDB-style

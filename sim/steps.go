@@ -259,7 +259,7 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	}
 	var exp expectation
 	if known {
-		exp = expectRestore(f.shape, w.job, true)
+		exp = expectRestore(w.plan.Version, f.shape, w.job, true)
 	}
 	for k, v := range involved {
 		if v == 0 {
@@ -367,7 +367,7 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 		return prefix + "restore of " + fmt.Sprint(id) + " failed loudly (" + firstLine(err) + "); " + w.resubmitFresh(step)
 	}
 	f := w.facts[id]
-	exp := expectRestore(f.shape, w.job, true)
+	exp := expectRestore(w.plan.Version, f.shape, w.job, true)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
@@ -430,7 +430,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	w.epoch++
 	w.job = j
 	w.co = newCoordinator(w.plan.Version, w.retained)
-	exp := expectRestore(f.shape, j, allowNonRestored)
+	exp := expectRestore(w.plan.Version, f.shape, j, allowNonRestored)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
@@ -628,7 +628,7 @@ func (w *World) jmFailover(step int) string {
 	}
 	if cp := co.Store.Latest(); cp != nil {
 		if f, ok := w.facts[cp.CheckpointID]; ok {
-			w.known = expectRestore(f.shape, w.job, false).knownIssue(w.plan.Version)
+			w.known = expectRestore(w.plan.Version, f.shape, w.job, false).knownIssue(w.plan.Version)
 		}
 	}
 	if err := co.RecoverAfterJobManagerFailover(co.mode); err != nil {

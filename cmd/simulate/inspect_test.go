@@ -64,7 +64,7 @@ func TestInspectSyntheticText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	want := strings.Join([]string{
-		filepath.Join(dir, "_metadata") + `: format version 4 (Flink 1.16–1.19), checkpoint 3, 1 operators, 90 state bytes`,
+		filepath.Join(dir, "_metadata") + `: format version 4 (Flink 1.16–1.20), checkpoint 3, 1 operators, 90 state bytes`,
 		`properties: checkpoint "Checkpoint", sharing FORWARD_BACKWARD; forced false, unclaimed false; discarded when subsumed, finished, cancelled, failed, suspended`,
 		`operator ` + model.OperatorIDFromUID("my-uid").String() + `: parallelism 2, max parallelism 8, 1 subtask entries, 90 state bytes`,
 		`  subtask 1: 90 state bytes`,

@@ -88,7 +88,7 @@ name the operators whose ID is the hash of a uid. Uids that match no operator ar
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink 1.18|1.10.1] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
+	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
 	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
@@ -97,7 +97,7 @@ func runPlan(e *env, args []string) int {
 	var uf uidFlags
 	uf.register(fset)
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
-	flinkFlag := fset.String("flink", "1.18", "the Flink version whose restore path runs: 1.18 or 1.10.1")
+	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
 	format := fset.String("format", "text", "output format: text or json")
 	out := fset.String("out", "", "draw the state bytes per new subtask to `FILE` (.png or .svg), written atomically")
@@ -110,7 +110,7 @@ func runPlan(e *env, args []string) int {
 	}
 	version, err := model.ParseFlinkVersion(*flinkFlag)
 	if err != nil {
-		return e.failf("plan", "unknown --flink %q (want 1.18 or 1.10.1)", *flinkFlag)
+		return e.failf("plan", "unknown --flink %q (want %s)", *flinkFlag, model.FlinkVersionNames())
 	}
 	if len(pos) != 1 {
 		return e.failf("plan", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))

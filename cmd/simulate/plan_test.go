@@ -407,7 +407,7 @@ vertices:
 		t.Fatalf("exit %d: %v", code, pl.Error)
 	}
 	op := planOperatorByID(t, pl, "cb7de915bd91ae539c64da799ab813a7")
-	want := []string{"hazard: the chain's states carry different max parallelisms and Flink adopts the last one it checks (128); the keyed state of [cb7de915bd91ae539c64da799ab813a7] is cut with a foreign key-group count"}
+	want := []string{"hazard (known issue FLINK-40113): the chain's states carry different max parallelisms and Flink adopts the last one it checks (128); the keyed state of [cb7de915bd91ae539c64da799ab813a7] is cut with a foreign key-group count"}
 	if diff := cmp.Diff(want, op.Notes); diff != "" || op.MaxParallelism != 1 || op.NewMaxParallelism != 128 || *op.ChainPosition != 0 {
 		t.Errorf("notes (-want +got):\n%s\nmax parallelism %d, task's %d, chain position %d", diff, op.MaxParallelism, op.NewMaxParallelism, *op.ChainPosition)
 	}

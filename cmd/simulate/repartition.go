@@ -14,7 +14,7 @@ func init() {
 }
 
 func runRepartition(e *env, args []string) int {
-	fs := cliflags.New("repartition", "repartition [--flink 1.18|1.10.1] < case.json",
+	fs := cliflags.New("repartition", "repartition [--flink V] < case.json",
 		`Explains what Flink will do with your operator (non-keyed) state when a job is restored with
 another parallelism: which new subtask receives which partitions of every list, union and
 broadcast state. It runs a bit-exact model of Flink's RoundRobinOperatorStateRepartitioner.
@@ -36,7 +36,7 @@ Prints {"output": [...]}, one object per new subtask (one per line), keyed by st
 An entry in "handles" with "offsets": [] is a handle the subtask receives with no partition of
 that state. With unchanged parallelism Flink usually keeps every subtask's own state, but
 redistributes UNION state, and in 1.18 BROADCAST state that some subtask lacks.`)
-	version := fs.String("flink", "1.18", "the Flink version to model: 1.18 or 1.10.1")
+	version := fs.String("flink", "1.18", "the Flink version `V` to model: "+model.FlinkVersionNames())
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
 		return code

@@ -23,7 +23,7 @@ type commonFlags struct {
 
 func addCommonFlags(fs *cliflags.Set) *commonFlags {
 	c := &commonFlags{}
-	c.flink = fs.String("flink", "1.18", "the Flink version to model: 1.18 or 1.10.1")
+	c.flink = fs.String("flink", "1.18", "the Flink version `V` to model: "+model.FlinkVersionNames())
 	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", sweep.MaxSteps, sim.DefaultSteps))
 	c.format = fs.String("format", "text", "output format: text or json")
 	return c
@@ -56,7 +56,7 @@ func checkFormat(f string) error {
 }
 
 func runRun(e *env, args []string) int {
-	fs := cliflags.New("run", "run --seed N [--flink 1.18|1.10.1] [--steps K] [--format text|json]",
+	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--format text|json]",
 		`Generates the plan of seed N (a job, its state and a schedule of K steps: records,
 checkpoints, savepoints, failures, restarts with rescaling), runs it on the simulated cluster
 and prints the trace: first "seed N flink V", then the job and one line per step in scenario
@@ -64,8 +64,8 @@ syntax with its outcome after " -> ", then each violation (step, invariant, deta
 (-want +got) diff) and one replay command, all as '#' comments. The whole output, saved to a
 file, replays with 'simulate replay FILE'.
 
-A violation that reproduces a known Flink issue (e.g. FLINK-16638 on 1.10.1, or the max-
-parallelism adoption hazard of SPEC §F.1) is reported as a known-issue finding and does not
+A violation that reproduces a known Flink issue (e.g. FLINK-16638 on 1.10.1, or FLINK-40113,
+the max-parallelism adoption hazard of SPEC §F.1) is reported as a known-issue finding and does not
 fail the seed. Exit code: 0 when every invariant held or only known-issue findings were
 made, 1 when some other invariant was violated, 2 on bad usage.
 

@@ -88,7 +88,7 @@ func TestPlanKeepAndVertex(t *testing.T) {
 	}
 	_, text, _ := runCLI(t, "", "plan", path, "--keep-parallelism", "--vertex", issue17Keyed+"=2")
 	for _, want := range []string{
-		"; Flink 1.18 restore into the old parallelisms (--keep-parallelism), 1 task set by --vertex\nrestore: OK\noperator ",
+		"; Flink 2.3 restore into the old parallelisms (--keep-parallelism), 1 task set by --vertex\nrestore: OK\noperator ",
 		"operator " + issue17Source + ": parallelism 1 -> 1 (kept), max parallelism 1,",
 		"operator " + issue17Keyed + ": parallelism 4 -> 2 (--vertex), max parallelism 4,",
 	} {
@@ -308,7 +308,7 @@ func TestStoredNamesShown(t *testing.T) {
 			t.Errorf("%s: output lacks %q (stderr %q):\n%s", args[0], want, errs, out)
 		}
 	}
-	pl := planJSON(t, 1, path, "--parallelism", "2")
+	pl := planJSON(t, 0, path, "--parallelism", "2") // Flink 2.3 (the default) reads format version 6
 	if o := pl.Operators[0]; o.Name != "Source: Custom Source" || o.UID != "CheckpointingSource2" {
 		t.Errorf("JSON name %q uid %q", o.Name, o.UID)
 	}

@@ -9,7 +9,7 @@ const Magic uint32 = 0x4960672D
 const (
 	MinVersion = 2
 	MaxVersion = 7
-	// WriteVersion is the version Flink 1.16 to 1.19 write (MetadataV4Serializer) and the one
+	// WriteVersion is the version Flink 1.16 to 1.20 write (MetadataV4Serializer) and the one
 	// FromModel produces.
 	WriteVersion = 4
 )

@@ -332,7 +332,7 @@ func (h *ChangelogStateHandle) Intersection(r model.KeyGroupRange) model.KeyedSt
 // of an operator-state handle into: new HashMap<>(n) up to 1.17 (and in 1.10.1),
 // CollectionUtil.newHashMapWithExpectedSize(n) from 1.18 (FORMAT.md §8.4).
 func readerMap(n int, v model.FlinkVersion) *javamap.Map[string] {
-	if v == model.Flink118 {
+	if v != model.Flink1101 {
 		return javamap.WithExpectedSize(javamap.String, n)
 	}
 	return javamap.WithInitialCapacity(javamap.String, n)
@@ -357,9 +357,9 @@ func putOrder(m *javamap.Map[string], keys []string) (order []int, last map[int]
 	return order, last
 }
 
-// FromModel builds the version-4 File the simulator writes as chk-N/_metadata for md (what
-// Flink 1.16–1.19 write). Each subtask may hold at most one handle per kind, as in Flink;
-// subtasks are written in index order. In-memory stream handles get Size zero bytes of data
+// FromModel builds the version-4 File for md (what Flink 1.16–1.20 write; FromModelAs gives
+// versions 5 to 7). Each subtask may hold at most one handle per kind, as in Flink; subtasks
+// are written in index order. In-memory stream handles get Size zero bytes of data
 // (the model keeps sizes, not contents; at most MaxInlineBytes each). Keyed handles become tag
 // 12 (tag 7 for savepoint handles), 11, 14, 9 or 13. Nil Properties give a regular
 // checkpoint's (Checkpoint, FORWARD_BACKWARD, discarded on subsumption).

@@ -267,16 +267,10 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			out.OperatorID = &s
 		}
 	}
-	// Flink's metadata reader (MetadataSerializers.getSerializer) knows versions 1–2 in 1.10.1
-	// and 1–4 in 1.18.
-	maxV := int32(4)
-	if v == model.Flink1101 {
-		maxV = 2
-	}
-	if sp.File.Version > maxV {
-		refuse(&model.RefusalError{Check: model.CheckMetadataVersion, Err: fmt.Errorf(
-			"metadata format version %d cannot be read by Flink %v, which reads versions up to %d (\"Unrecognized checkpoint version number: %d\")",
-			sp.File.Version, v, maxV, sp.File.Version)}, nil)
+	// Flink's metadata reader (MetadataSerializers.getSerializer) knows versions up to
+	// FlinkVersion.MetadataReadVersion (SPEC-VERSIONS.md §7).
+	if !v.ReadsMetadataVersion(sp.File.Version) {
+		refuse(&model.RefusalError{Check: model.CheckMetadataVersion, Err: unreadableVersionError(v, sp.File.Version)}, nil)
 	}
 
 	notes := make([][]string, len(md.Operators))
@@ -386,7 +380,11 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			for j, id := range hz.Mismatched {
 				ids[j] = id.String()
 			}
-			po.Notes = append(po.Notes, fmt.Sprintf("hazard: the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); the keyed state of [%s] is cut with a foreign key-group count", va.MaxParallelism, strings.Join(ids, " ")))
+			cut := fmt.Sprintf("the keyed state of [%s] is cut with a foreign key-group count", strings.Join(ids, " "))
+			if len(ids) == 0 {
+				cut = "here no state with subtask entries is cut with a foreign key-group count, but another order of the operator IDs would cut one"
+			}
+			po.Notes = append(po.Notes, fmt.Sprintf("hazard (known issue %s): the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); %s", KnownIssueAdoption, va.MaxParallelism, cut))
 		}
 		if !va.HasState && !va.FullyFinished {
 			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
@@ -467,6 +465,25 @@ func vertexHolding(vertices []Vertex, id model.OperatorID) int {
 		}
 	}
 	return -1
+}
+
+// KnownIssueAdoption is the JIRA of the max-parallelism adoption hazard (SPEC §F.1): on every
+// released version Flink adopts the last differing max parallelism of a chain's states; master
+// refuses such a restore of keyed state (SPEC-VERSIONS.md §2.1).
+const KnownIssueAdoption = "FLINK-40113"
+
+// unreadableVersionError is Flink v's refusal of metadata format version n, naming the oldest
+// modelled release that reads it.
+func unreadableVersionError(v model.FlinkVersion, n int32) error {
+	msg := fmt.Sprintf("metadata format version %d cannot be read by Flink %v, which reads versions up to %d (\"Unrecognized checkpoint version number: %d\")",
+		n, v, v.MetadataReadVersion(), n)
+	switch o, ok := model.OldestFlinkReading(n); {
+	case ok && o.Released():
+		msg += fmt.Sprintf("; Flink %v is the oldest modelled release that reads it", o)
+	case ok:
+		msg += fmt.Sprintf("; of the modelled versions only Flink %v reads it", o)
+	}
+	return errors.New(msg)
 }
 
 // planRun is the outcome of runRestore.

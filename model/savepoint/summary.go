@@ -215,7 +215,8 @@ func SubtaskBytes(s *metadata.Subtask) int64 {
 	return n
 }
 
-// WrittenBy names the Flink releases that write a metadata format version (FORMAT.md §3).
+// WrittenBy names the Flink releases that write a metadata format version (FORMAT.md §3,
+// SPEC-VERSIONS.md §7).
 func WrittenBy(version int32) string {
 	switch version {
 	case 2:
@@ -223,9 +224,13 @@ func WrittenBy(version int32) string {
 	case 3:
 		return "Flink 1.11–1.15"
 	case 4:
-		return "Flink 1.16–1.19"
+		return "Flink 1.16–1.20"
 	case 5:
-		return "Flink 2.0–2.1"
+		return "Flink 2.0"
+	case 6:
+		return "Flink 2.1–2.3"
+	case 7:
+		return "Flink master"
 	}
 	return "Flink 2.x"
 }
