@@ -19,6 +19,10 @@
 // the closed form against model.ComputeKeyGroupRangeForOperatorIndex and against ranges
 // computed by Flink itself.
 //
+// The text half writes them as 'simulate skew' and 'simulate advise' print them:
+// WriteSkewSummary and WriteSkewCSV (KeyGroupSkews), Load.WriteReport and Load.WriteCSV (a key
+// sample's load), WriteAdviseReport (with its recommendation) and WriteAdviseCSV (Advise).
+//
 // The drawing half turns those values into a *Chart (SkewLines, SkewHeatMap, LoadBars,
 // MovedChart) that encodes to PNG or SVG (Chart.Encode; fonts are built in, SVG can embed
 // them) or is written atomically to a file (Chart.WriteFile: temporary file in the same

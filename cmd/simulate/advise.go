@@ -2,12 +2,7 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"io"
 	"math"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
@@ -108,97 +103,9 @@ func runAdvise(e *env, args []string) int {
 	}
 	var out bytes.Buffer
 	if *csvOut {
-		writeAdviseCSV(&out, cands, opts.Keys != nil)
+		_ = plots.WriteAdviseCSV(&out, cands, opts) // a bytes.Buffer does not fail
 	} else {
-		writeAdviseReport(&out, cands, opts, ks)
+		_ = plots.WriteAdviseReport(&out, cands, opts)
 	}
 	return writeOut(e, "advise", out.Bytes())
-}
-
-func writeAdviseCSV(w io.Writer, cands []plots.Candidate, sample bool) {
-	head := "rank,max_parallelism,step,worst_max_over_mean,worst_parallelism,balanced_parallelisms,mean_max_over_mean,key_groups_per_subtask_at_n,rocksdb_prefix_bytes"
-	if sample {
-		head += ",sample_worst_max_over_mean,sample_worst_parallelism"
-	}
-	fmt.Fprintln(w, head)
-	for i, c := range cands {
-		fmt.Fprintf(w, "%d,%d,%d,%s,%d,%d,%s,%s,%d", i+1, c.MaxParallelism, c.Step, ffmt(c.Worst.MaxOverMean), c.Worst.Parallelism,
-			c.Balanced, ffmt(c.MeanMaxOverMean), ffmt(c.KeyGroupsPerSubtaskAtN), c.RocksDBPrefixBytes)
-		if sample {
-			fmt.Fprintf(w, ",%s,%d", ffmt(c.Sample.MaxOverMean), c.Sample.Parallelism)
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-func writeAdviseReport(w io.Writer, cands []plots.Candidate, opts plots.AdviseOptions, ks plots.KeySample) {
-	n := opts.MaxExpectedParallelism
-	if opts.MinExpectedParallelism > 1 {
-		fmt.Fprintf(w, "expected parallelism L=%d..N=%d: worst max/mean key groups per subtask over p=%s", opts.MinExpectedParallelism, n, adviseRange(opts))
-	} else {
-		fmt.Fprintf(w, "max expected parallelism N=%d: worst max/mean key groups per subtask over p=%s", n, adviseRange(opts))
-	}
-	if opts.Tolerance > 0 {
-		fmt.Fprintf(w, ", compared in steps of %s", strconv.FormatFloat(opts.Tolerance, 'f', -1, 64))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "rank\tM\twithin\tworst\tat p\tbalanced p\tmean\tM/N\tprefix bytes\t"
-	if opts.Keys != nil {
-		head += "sample worst\tat p\t"
-	}
-	fmt.Fprintln(tw, head)
-	for i, c := range cands {
-		within := "-"
-		if opts.Tolerance > 0 {
-			within = "<=" + strconv.FormatFloat(math.Round((1+float64(c.Step)*opts.Tolerance)*1e9)/1e9, 'f', -1, 64)
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t", i+1, c.MaxParallelism, within, ffmt(c.Worst.MaxOverMean), c.Worst.Parallelism,
-			c.Balanced, ffmt(c.MeanMaxOverMean), strconv.FormatFloat(c.KeyGroupsPerSubtaskAtN, 'f', 1, 64), c.RocksDBPrefixBytes)
-		if c.Sample != nil {
-			fmt.Fprintf(tw, "%s\t%d\t", ffmt(c.Sample.MaxOverMean), c.Sample.Parallelism)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	var dropped []string
-	for _, m := range opts.Dropped() {
-		dropped = append(dropped, strconv.Itoa(m))
-	}
-	if len(dropped) > 0 {
-		fmt.Fprintf(w, "dropped (below N=%d): %s\n", n, strings.Join(dropped, ", "))
-	}
-	fmt.Fprintln(w, "overhead per key group (grows with M): an 8-byte offset in every keyed-state checkpoint handle; on the heap backend a state map per state and a timer deduplication map; RocksDB keys carry a 2-byte key-group prefix when M > 128 (1 byte up to 128)")
-	if opts.Keys != nil {
-		fmt.Fprintf(w, "sample: %d records, %d distinct keys; its worst record skew is mostly key skew when it is far above the key-group worst\n", ks.Records, len(ks.Keys))
-	}
-	fmt.Fprintln(w, recommendation(cands, opts))
-}
-
-// adviseRange is the parallelisms advise ranks over, "L..N".
-func adviseRange(opts plots.AdviseOptions) string {
-	return fmt.Sprintf("%d..%d", max(1, opts.MinExpectedParallelism), opts.MaxExpectedParallelism)
-}
-
-// recommendation explains the first choice: lowest worst case, or the smallest M within the
-// same tolerance step as the lowest.
-func recommendation(cands []plots.Candidate, opts plots.AdviseOptions) string {
-	rng := adviseRange(opts)
-	first, lowest := cands[0], plots.Lowest(cands)
-	var b strings.Builder
-	fmt.Fprintf(&b, "recommendation: M=%d because ", first.MaxParallelism)
-	switch {
-	case first.Worst.MaxOverMean == 1:
-		fmt.Fprintf(&b, "every parallelism %s divides it, so every subtask always gets the same number of key groups (max/mean 1.000000), and no smaller candidate does", rng)
-	case lowest.MaxParallelism == first.MaxParallelism:
-		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=%s is %s (at p=%d), the lowest of all candidates", rng, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism)
-	default:
-		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=%s is %s (at p=%d), in the same %s step as the lowest (M=%d: %s), with %s× fewer key groups to pay overhead for",
-			rng, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism, strconv.FormatFloat(opts.Tolerance, 'f', -1, 64),
-			lowest.MaxParallelism, ffmt(lowest.Worst.MaxOverMean), strconv.FormatFloat(float64(lowest.MaxParallelism)/float64(first.MaxParallelism), 'f', 1, 64))
-	}
-	fmt.Fprintf(&b, "; %d of the parallelisms %s divide it evenly", first.Balanced, rng)
-	return b.String()
 }

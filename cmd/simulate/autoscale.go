@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"strconv"
-	"text/tabwriter"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/internal/intlist"
@@ -113,13 +110,9 @@ func runAutoscale(e *env, args []string) int {
 	}
 	var out bytes.Buffer
 	if *csv {
-		out.WriteString("target,parallelism,aligned,limited,blocked,skew\n")
-		for _, d := range ds {
-			out.WriteString(strconv.Itoa(d.Target) + "," + strconv.Itoa(d.Parallelism) + "," + strconv.FormatBool(d.Aligned) + "," +
-				strconv.FormatBool(d.Limited) + "," + strconv.FormatBool(d.Blocked) + "," + ffmt(d.Skew) + "\n")
-		}
+		_ = autoscaler.WriteCSV(&out, ds) // a bytes.Buffer does not fail
 	} else {
-		writeAutoscaleTable(&out, p, ds)
+		_ = autoscaler.WriteTable(&out, p, ds)
 	}
 	return writeOut(e, "autoscale", out.Bytes())
 }
@@ -136,37 +129,4 @@ func parseTargets(s string) ([]int, error) {
 	targets, _, err := intlist.Spec{Flag: "--target", Max: autoscaler.MaxTarget, Want: "T, A..B or a list such as 10,20..30", Range: "A..B",
 		Limit: maxTargets, Units: "targets", BlankIsItem: true, BoundsFirst: true}.Parse(s)
 	return targets, err
-}
-
-// writeAutoscaleTable writes the text form: a line naming the vertex and the limits, then one row
-// per target.
-func writeAutoscaleTable(out *bytes.Buffer, p autoscaler.Params, ds []autoscaler.Decision) {
-	mode := ""
-	if em := p.EffectiveMode(); em != autoscaler.ModeUnset {
-		mode = " (" + em.String() + ")"
-	}
-	units := "no alignment for this vertex"
-	switch n := p.AlignmentUnits(); {
-	case n == 0:
-	case p.Input == autoscaler.Source && p.SourcePartitions > 0 && p.Release >= autoscaler.Operator110:
-		units = "aligns to " + strconv.Itoa(n) + " source partitions"
-	case p.Input == autoscaler.Source && p.SourcePartitions > 0:
-		units = "aligns to " + strconv.Itoa(n) + ", the smaller of the max parallelism and the source partitions"
-	default:
-		units = "aligns to " + strconv.Itoa(n) + " key groups"
-	}
-	fmt.Fprintf(out, "operator %s%s, %s vertex, max parallelism %d, current %d, limits %d..%d: %s\n",
-		p.Release, mode, p.Input, p.MaxParallelism, p.Current, min(p.Current, p.Lower), max(p.Current, p.Upper), units)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tclamped\tparallelism\taligned\tlimited\tblocked\tskew\t")
-	yes := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "-"
-	}
-	for _, d := range ds {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", d.Target, d.Clamped, d.Parallelism, yes(d.Aligned), yes(d.Limited), yes(d.Blocked), ffmt(d.Skew))
-	}
-	tw.Flush()
 }

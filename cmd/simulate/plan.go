@@ -5,13 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/internal/cliflags"
@@ -121,7 +117,7 @@ func runPlan(e *env, args []string) int {
 	if par.Given && *keep && *jobPath == "" {
 		return e.failf("plan", "--parallelism and --keep-parallelism: without --job every task keeps its parallelism, so --parallelism would apply to none (give one of them)")
 	}
-	vertexPar, vertexGiven, err := parseVertexFlags(vertexFlags)
+	vertexPar, vertexGiven, vertexUIDs, err := parseVertexFlags(vertexFlags)
 	if err != nil {
 		return e.failf("plan", "%v", err)
 	}
@@ -145,11 +141,7 @@ func runPlan(e *env, args []string) int {
 	if err != nil {
 		return e.failf("plan", "%v", err)
 	}
-	for _, g := range vertexFlags {
-		if name, ok := strings.CutPrefix(g[:strings.LastIndex(g, "=")], "uid:"); ok {
-			_ = uids.Add(name) // not empty: parseVertexFlags checked it
-		}
-	}
+	_ = uids.Add(vertexUIDs...) // not empty: ParseVertexSetting checked them
 	var job []savepoint.Vertex
 	if *jobPath != "" {
 		b, err := readInput(e, *jobPath, maxJobFileBytes)
@@ -194,7 +186,7 @@ func runPlan(e *env, args []string) int {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	} else {
-		writePlanText(&buf, pl)
+		_ = pl.WriteText(&buf) // a bytes.Buffer does not fail
 	}
 	if *out != "" {
 		if err := writePlanChart(*out, pl); err != nil {
@@ -223,211 +215,27 @@ func openSavepoint(e *env, p string) (*savepoint.Savepoint, error) {
 	return savepoint.Open(os.DirFS("/"), filepath.ToSlash(abs), p)
 }
 
-// parseVertexFlags reads the --vertex ID=P flags: the parallelism per operator ID, and each ID
-// as given (for errors).
-func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorID]string, error) {
+// parseVertexFlags reads the --vertex ID=P flags (savepoint.ParseVertexSetting): the
+// parallelism per operator ID, each ID as given (for errors), and the uids named by uid:NAME.
+func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorID]string, []string, error) {
 	if len(l) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	par, given := map[model.OperatorID]int{}, map[model.OperatorID]string{}
+	par, given, uids := map[model.OperatorID]int{}, map[model.OperatorID]string{}, []string(nil)
 	for _, g := range l {
-		i := strings.LastIndex(g, "=")
-		if i < 0 {
-			return nil, nil, fmt.Errorf("--vertex %s: want ID=P (ID: 32 hex digits or uid:NAME)", excerpt.Quote(g, 80))
-		}
-		idText, pText := g[:i], g[i+1:]
-		var id model.OperatorID
-		if name, ok := strings.CutPrefix(idText, "uid:"); ok {
-			if name == "" {
-				return nil, nil, fmt.Errorf("--vertex %s: empty uid", excerpt.Quote(g, 80))
-			}
-			id = model.OperatorIDFromUID(name)
-		} else {
-			var err error
-			if id, err = model.ParseOperatorID(idText); err != nil || len(idText) != 32 {
-				return nil, nil, fmt.Errorf("--vertex %s: %s is not an operator ID (want 32 hex digits or uid:NAME)", excerpt.Quote(g, 80), excerpt.Quote(idText, 40))
-			}
-		}
-		p, err := strconv.Atoi(pText)
+		v, err := savepoint.ParseVertexSetting(g)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--vertex %s: parallelism %s is not an integer", excerpt.Quote(g, 80), excerpt.Quote(pText, 20))
+			return nil, nil, nil, fmt.Errorf("--vertex %s: %v", excerpt.Quote(g, 80), err)
 		}
-		if err := model.CheckParallelismPreconditions(p); err != nil {
-			return nil, nil, fmt.Errorf("--vertex %s: parallelism %d is out of bounds (want 1..%d)", excerpt.Quote(g, 80), p, model.UpperBoundMaxParallelism)
+		if prev, dup := given[v.OperatorID]; dup {
+			return nil, nil, nil, fmt.Errorf("--vertex %s: operator %v is also set by --vertex %s", excerpt.Quote(g, 80), v.OperatorID, excerpt.Quote(prev, 80))
 		}
-		if prev, dup := given[id]; dup {
-			return nil, nil, fmt.Errorf("--vertex %s: operator %v is also set by --vertex %s", excerpt.Quote(g, 80), id, excerpt.Quote(prev, 80))
-		}
-		par[id], given[id] = p, g
-	}
-	return par, given, nil
-}
-
-// Text form.
-
-func writePlanText(w io.Writer, pl *savepoint.RestorePlan) {
-	target := "the --job"
-	if pl.NewParallelism != nil {
-		target = fmt.Sprintf("parallelism %d", *pl.NewParallelism)
-		if pl.Job {
-			target = fmt.Sprintf("the --job (default parallelism %d)", *pl.NewParallelism)
+		par[v.OperatorID], given[v.OperatorID] = v.Parallelism, g
+		if v.UID != "" {
+			uids = append(uids, v.UID)
 		}
 	}
-	switch {
-	case pl.KeepParallelism && pl.Job:
-		target += ", old parallelisms kept (--keep-parallelism)"
-	case pl.KeepParallelism:
-		target = "the old parallelisms (--keep-parallelism)"
-	}
-	set, follow := 0, false
-	for _, v := range pl.Vertices {
-		set += b2i(v.ParallelismSource == savepoint.SourceVertex)
-		follow = follow || v.ParallelismSource == savepoint.SourceDefault
-	}
-	if set > 0 {
-		target += fmt.Sprintf(", %d %s set by --vertex", set, planNoun(set, "task", "tasks"))
-	}
-	fmt.Fprintf(w, "%s: format version %d, checkpoint %d; Flink %s restore into %s\n", pl.Path, pl.FormatVersion, pl.CheckpointID, pl.Flink, target)
-	if pl.Restorable {
-		if pl.DroppedOperators > 0 {
-			fmt.Fprintf(w, "restore: OK, DROPPING the state of %d %s (%d bytes) (--allow-non-restored-state)\n", pl.DroppedOperators, planNoun(pl.DroppedOperators, "operator", "operators"), pl.DroppedStateBytes)
-		} else {
-			fmt.Fprintln(w, "restore: OK")
-		}
-	} else {
-		op := ""
-		if pl.OperatorID != nil {
-			op = ", operator " + *pl.OperatorID
-		}
-		fmt.Fprintf(w, "restore: REFUSED (check %s%s): %s\n", *pl.Check, op, *pl.Error)
-		if pl.DroppedOperators > 0 {
-			fmt.Fprintf(w, "restore also DROPS the state of %d %s (%d bytes) (--allow-non-restored-state)\n", pl.DroppedOperators, planNoun(pl.DroppedOperators, "operator", "operators"), pl.DroppedStateBytes)
-		}
-	}
-	if follow {
-		if m := pl.MaxRestorableParallelism; m != nil {
-			fmt.Fprintf(w, "max restorable parallelism: %d (the largest --parallelism at which the whole restore succeeds)\n", *m)
-		} else {
-			fmt.Fprintln(w, "max restorable parallelism: none (no --parallelism makes the whole restore succeed)")
-		}
-	}
-	for _, o := range pl.Operators {
-		fmt.Fprintf(w, "operator %s", o.OperatorID)
-		if o.Name != "" {
-			fmt.Fprintf(w, " %q", o.Name)
-		}
-		if o.UID != "" {
-			fmt.Fprintf(w, " uid %q", o.UID)
-		}
-		switch o.Status {
-		case "refused":
-			fmt.Fprintf(w, ": parallelism %d, max parallelism %d: REFUSED (check %s): %s\n", o.OldParallelism, o.MaxParallelism, *o.Check, *o.Error)
-		case "dropped":
-			fmt.Fprintf(w, ": parallelism %d, max parallelism %d: dropped\n", o.OldParallelism, o.MaxParallelism)
-		default:
-			fmt.Fprintf(w, ": parallelism %d -> %d", o.OldParallelism, o.Parallelism)
-			switch o.ParallelismSource {
-			case savepoint.SourceKeep:
-				fmt.Fprint(w, " (kept)")
-			case savepoint.SourceVertex:
-				fmt.Fprint(w, " (--vertex)")
-			}
-			fmt.Fprintf(w, ", max parallelism %d", o.MaxParallelism)
-			if o.NewMaxParallelism != o.MaxParallelism {
-				fmt.Fprintf(w, " (task runs with %d)", o.NewMaxParallelism)
-			}
-			fmt.Fprintf(w, ", task %q, %d state bytes\n", *o.Vertex, o.StateBytes)
-		}
-		for _, n := range o.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
-		if o.Status == "refused" {
-			m := "none"
-			if o.MaxRestorableParallelism != nil {
-				m = strconv.Itoa(*o.MaxRestorableParallelism)
-			}
-			fmt.Fprintf(w, "  max restorable parallelism: %s; fix: %s\n", m, o.Fix)
-		}
-		if o.DroppedStateBytes > 0 {
-			fmt.Fprintf(w, "  DROPPED: %d state bytes\n", o.DroppedStateBytes)
-		}
-		for _, s := range o.Subtasks {
-			fmt.Fprintf(w, "  subtask %d: key groups %d..%d", s.Index, s.KeyGroups[0], s.KeyGroups[1])
-			switch {
-			case s.Finished:
-				fmt.Fprintln(w, ", finished on restore")
-				continue
-			case !s.RestoreObject:
-				fmt.Fprintln(w, ", no restore object")
-				continue
-			}
-			kb := s.KeyedBytes()
-			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, s.OperatorStateEntries(), s.StateBytes-kb)
-			for _, kind := range []struct {
-				name string
-				l    []savepoint.KeyedPart
-			}{{"managed keyed", s.ManagedKeyedState}, {"raw keyed", s.RawKeyedState}} {
-				for _, h := range kind.l {
-					fmt.Fprintf(w, "    %s: old subtask %d key groups %d..%d (%s), %d bytes\n", kind.name, h.OldSubtask, h.Start, h.End, h.Handle, h.Bytes)
-				}
-			}
-			for _, kind := range []struct {
-				name string
-				m    map[string]*savepoint.OperatorStatePart
-			}{{"managed", s.ManagedOperatorState}, {"raw", s.RawOperatorState}} {
-				names := make([]string, 0, len(kind.m))
-				for n := range kind.m {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				for _, n := range names {
-					st := kind.m[n]
-					fmt.Fprintf(w, "    %s %q %s: %d entries %s, %d bytes\n", kind.name, n, st.Mode, len(st.Pairs), pairsText(st.Pairs), st.Bytes)
-				}
-			}
-		}
-	}
-	for _, n := range pl.NewOps {
-		fmt.Fprintf(w, "new operator %s", n.OperatorID)
-		if n.Label != "" {
-			fmt.Fprintf(w, " (%s)", n.Label)
-		}
-		fmt.Fprintf(w, " in task %q: no state, starts empty\n", n.Vertex)
-	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func planNoun(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// pairsText prints pairs as [old:idx ...], eliding the middle of long lists.
-func pairsText(pairs [][2]int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, p := range pairs {
-		if len(pairs) > 12 && i == 6 {
-			fmt.Fprintf(&b, " ... (%d more)", len(pairs)-12)
-		}
-		if len(pairs) > 12 && i >= 6 && i < len(pairs)-6 {
-			continue
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d:%d", p[0], p[1])
-	}
-	b.WriteByte(']')
-	return b.String()
+	return par, given, uids, nil
 }
 
 // Chart.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/internal/intlist"
@@ -20,10 +19,6 @@ import (
 func init() {
 	register(&command{name: "skew", summary: "key-group skew per (max parallelism, parallelism), or the load of a key sample", run: runSkew})
 }
-
-// ffmt formats a ratio or share with 6 decimals, as printf's %.6f does (correctly rounded from
-// the float64, ties to even on its exact binary value).
-func ffmt(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
 // parallelismList is the Spec of a list of (max) parallelisms: "1..512", "1,2,4" or
 // "1..8,16,32", every value in 1..32768.
@@ -225,23 +220,9 @@ func runSkew(e *env, args []string) int {
 	var out bytes.Buffer
 	if *csvOut {
 		out.Grow(len(ps) * len(series) * 32)
-		out.WriteString("max_parallelism,parallelism,min_key_groups,max_key_groups,max_over_mean\n")
-		for _, s := range series {
-			for _, pt := range s.Points {
-				out.WriteString(strconv.Itoa(pt.MaxParallelism))
-				out.WriteByte(',')
-				out.WriteString(strconv.Itoa(pt.Parallelism))
-				out.WriteByte(',')
-				out.WriteString(strconv.Itoa(pt.MinKeyGroups))
-				out.WriteByte(',')
-				out.WriteString(strconv.Itoa(pt.MaxKeyGroups))
-				out.WriteByte(',')
-				out.WriteString(ffmt(pt.MaxOverMean))
-				out.WriteByte('\n')
-			}
-		}
+		_ = plots.WriteSkewCSV(&out, series) // a bytes.Buffer does not fail
 	} else {
-		writeSkewSummary(&out, series, ps)
+		_ = plots.WriteSkewSummary(&out, series, len(ps))
 	}
 	err = cf.write(func() (*plots.Chart, error) {
 		if *chartKind == "heatmap" {
@@ -258,28 +239,6 @@ func runSkew(e *env, args []string) int {
 // maxSkewPairs bounds the pairs one run computes (the output is built in memory before it is
 // written): 2^21, e.g. 64 max parallelisms × every parallelism 1..32768.
 const maxSkewPairs = 1 << 21
-
-func writeSkewSummary(w io.Writer, series []plots.SkewSeries, ps []int) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "max_parallelism\tparallelisms\tbalanced\tworst_max_over_mean\tat_parallelism\tmean_max_over_mean")
-	for _, s := range series {
-		sum := plots.SummarizeSkew(s.Points)
-		label, at := strconv.Itoa(s.MaxParallelism), strconv.Itoa(sum.Worst.Parallelism)
-		if s.MaxParallelism == 0 {
-			label = "default"
-			at += fmt.Sprintf(" (M=%d)", sum.Worst.MaxParallelism)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", label, len(s.Points), sum.Balanced, ffmt(sum.Worst.MaxOverMean), at, ffmt(sum.MeanMaxOverMean))
-	}
-	tw.Flush()
-	skipped := 0
-	for _, s := range series {
-		skipped += len(ps) - len(s.Points)
-	}
-	if skipped > 0 {
-		fmt.Fprintf(w, "(%d pairs with parallelism > max parallelism skipped)\n", skipped)
-	}
-}
 
 func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList string, maxSet, csvOut bool, cf chartFlags) int {
 	if parList == "" {
@@ -309,64 +268,12 @@ func runSkewKeys(e *env, path, keyType string, weights bool, parList, maxList st
 	}
 	var out bytes.Buffer
 	if csvOut {
-		out.WriteString("subtask,key_groups,records,distinct_keys,records_share\n")
-		for _, s := range load.Subtasks {
-			fmt.Fprintf(&out, "%d,%d,%d,%d,%s\n", s.Subtask, s.KeyGroups, s.Records, s.DistinctKeys, ffmt(float64(s.Records)/float64(load.Records)))
-		}
+		_ = load.WriteCSV(&out) // a bytes.Buffer does not fail
 	} else {
-		writeLoadReport(&out, load, ks)
+		_ = load.WriteReport(&out, ks)
 	}
 	if err := cf.write(func() (*plots.Chart, error) { return plots.LoadBars(load) }); err != nil {
 		return e.failf("skew", "%v", err)
 	}
 	return writeOut(e, "skew", out.Bytes())
-}
-
-func writeLoadReport(w io.Writer, l plots.Load, ks plots.KeySample) {
-	fmt.Fprintf(w, "max parallelism %d, parallelism %d: %d records, %d distinct keys, %d lines\n\n", l.MaxParallelism, l.Parallelism, l.Records, l.DistinctKeys, ks.Lines)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "subtask\tkey_groups\trecords\tdistinct_keys\trecords_share\t")
-	for _, s := range l.Subtasks {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t\n", s.Subtask, s.KeyGroups, s.Records, s.DistinctKeys, ffmt(float64(s.Records)/float64(l.Records)))
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	peakLine := func(name string, pk plots.Peak) {
-		fmt.Fprintf(tw, "%s\tmax/mean %s\t(subtask %d: %s, mean %s)\n", name, ffmt(pk.MaxOverMean), pk.Subtask, strconv.FormatFloat(pk.Max, 'f', -1, 64), ffmt(pk.Mean))
-	}
-	peakLine("key-group skew (layout):", l.KeyGroupPeak())
-	peakLine("record skew:", l.RecordPeak())
-	peakLine("distinct-key skew:", l.DistinctKeyPeak())
-	tw.Flush()
-	h := l.Hotspot()
-	fmt.Fprintf(w, "busiest subtask %d: %s x the mean records = %s x the mean key groups (layout) x %s x the mean records per key group (key skew)\n",
-		h.Subtask, ffmt(h.RecordsOverMean), ffmt(h.KeyGroupsOverMean), ffmt(h.DensityOverMean))
-	hk := ks.Heaviest()
-	meanPerSubtask := float64(l.Records) / float64(l.Parallelism)
-	heavy := ks.Keys[hk].Records
-	fmt.Fprintf(w, "heaviest key: %q with %d record%s (%s of all records, %s x a subtask's mean)\n",
-		ks.Names[hk], heavy, plural(heavy), ffmt(float64(heavy)/float64(l.Records)), ffmt(float64(heavy)/meanPerSubtask))
-	var verdict string
-	switch {
-	case h.RecordsOverMean < 1.05:
-		verdict = "balanced: the busiest subtask carries less than 5% above the mean"
-	case h.DensityOverMean >= h.KeyGroupsOverMean:
-		verdict = "mostly key skew: the busiest subtask's key groups hold more records per key group than average; " +
-			"another max parallelism or parallelism only regroups whole key groups and cannot split a key"
-	default:
-		verdict = "mostly key-group skew: the busiest subtask owns more key groups than average; " +
-			"a max parallelism that the parallelism divides removes this part (see 'simulate advise')"
-	}
-	fmt.Fprintf(w, "verdict: %s\n", verdict)
-	if float64(heavy) > meanPerSubtask {
-		fmt.Fprintf(w, "note: the heaviest key alone exceeds a subtask's fair share, so no parallelism can balance this sample\n")
-	}
-}
-
-func plural(n int64) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

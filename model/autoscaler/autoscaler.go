@@ -4,8 +4,9 @@
 // autoscaler computed from its metrics, in each operator release 1.7 … 1.15 and on main
 // (SPEC-VERSIONS.md §8.2, read in the operator's release branches).
 //
-// The package is pure: no clock, no randomness, no files, no printing. It reads no metrics and
-// computes no scale factor: the caller gives the computed target, ceil(scaleFactor × current).
+// The package is pure: no clock, no randomness, no files, no printing (WriteTable and WriteCSV
+// render decisions to the io.Writer they are given). It reads no metrics and computes no scale
+// factor: the caller gives the computed target, ceil(scaleFactor × current).
 //
 // Map from Go identifiers to the operator's classes, methods and options:
 //
@@ -21,6 +22,7 @@
 //	Decision.Limited           the SCALING_LIMITED event
 //	Decision.Blocked           "Scaling of … blocked" (1.15, FLINK-39299; main's deprecated modes)
 //	KeyGroupSkew               KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex sizes
+//	WriteTable, WriteCSV       the text and CSV of `simulate autoscale` (no operator counterpart)
 package autoscaler
 
 import (

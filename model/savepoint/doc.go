@@ -15,7 +15,10 @@
 // largest default parallelism at which the whole restore succeeds, each checked by running the
 // restore path again. UIDs name the operators of a file that stores no uid (the operator ID is
 // the hash of the uid, model.OperatorIDFromUID); ReadUIDs and UIDLine read and write the
-// uid,operator_id lines of `simulate uid`.
+// uid,operator_id lines of `simulate uid`, and ParseVertexSetting reads the ID=P of a task's
+// parallelism. Savepoint.WriteText and RestorePlan.WriteText render the inspection tree and the
+// plan as the text `simulate inspect` and `simulate plan` print.
 //
-// The package is pure: it reads only through the io/fs.FS it is given, and prints nothing.
+// The package is pure: it reads only through the io/fs.FS it is given, and prints nothing but
+// the text its WriteText methods write to the io.Writer they are given.
 package savepoint

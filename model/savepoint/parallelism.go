@@ -1,9 +1,13 @@
 package savepoint
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 )
@@ -39,6 +43,49 @@ func (e *UnknownOperatorError) Error() string {
 		return fmt.Sprintf("operator %v is not an operator of the new job", e.OperatorID)
 	}
 	return fmt.Sprintf("operator %v is not an operator of the checkpoint", e.OperatorID)
+}
+
+// VertexSetting is one "ID=P" of `simulate plan --vertex`: the parallelism of the task holding
+// an operator, an entry of Options.VertexParallelism.
+type VertexSetting struct {
+	// OperatorID is the operator's ID: given as 32 hex digits, or the hash of UID.
+	OperatorID model.OperatorID
+	// UID is the uid the operator was named by ("uid:NAME"), empty for a hex ID.
+	UID string
+	// Parallelism is P, in 1..32768.
+	Parallelism int
+}
+
+// ParseVertexSetting parses "ID=P": ID is an operator ID (32 hex digits) or uid:NAME (the ID
+// Flink derives from the uid NAME, model.OperatorIDFromUID), P a parallelism in 1..32768. The
+// last "=" splits, so a uid may contain "=". Errors say what is wrong without repeating s.
+func ParseVertexSetting(s string) (VertexSetting, error) {
+	i := strings.LastIndex(s, "=")
+	if i < 0 {
+		return VertexSetting{}, errors.New("want ID=P (ID: 32 hex digits or uid:NAME)")
+	}
+	idText, pText := s[:i], s[i+1:]
+	var v VertexSetting
+	if name, ok := strings.CutPrefix(idText, "uid:"); ok {
+		if name == "" {
+			return VertexSetting{}, errors.New("empty uid")
+		}
+		v.OperatorID, v.UID = model.OperatorIDFromUID(name), name
+	} else {
+		var err error
+		if v.OperatorID, err = model.ParseOperatorID(idText); err != nil || len(idText) != 32 {
+			return VertexSetting{}, fmt.Errorf("%s is not an operator ID (want 32 hex digits or uid:NAME)", excerpt.Quote(idText, 40))
+		}
+	}
+	p, err := strconv.Atoi(pText)
+	if err != nil {
+		return VertexSetting{}, fmt.Errorf("parallelism %s is not an integer", excerpt.Quote(pText, 20))
+	}
+	if err := model.CheckParallelismPreconditions(p); err != nil {
+		return VertexSetting{}, fmt.Errorf("parallelism %d is out of bounds (want 1..%d)", p, model.UpperBoundMaxParallelism)
+	}
+	v.Parallelism = p
+	return v, nil
 }
 
 // sourceOf gives a vertex's parallelism source ("" counts as given by the job).

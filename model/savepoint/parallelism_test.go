@@ -276,3 +276,32 @@ func TestParallelismChainErrors(t *testing.T) {
 		t.Errorf("plan %+v, %v", pl, err)
 	}
 }
+
+func TestParseVertexSetting(t *testing.T) {
+	hex := "0123456789abcdef0123456789abcdef"
+	for _, c := range []struct {
+		in   string
+		want VertexSetting
+	}{
+		{hex + "=2", VertexSetting{OperatorID: mustID(t, hex), Parallelism: 2}},
+		{"uid:src=32768", VertexSetting{OperatorID: model.OperatorIDFromUID("src"), UID: "src", Parallelism: 32768}},
+		{"uid:a=b=1", VertexSetting{OperatorID: model.OperatorIDFromUID("a=b"), UID: "a=b", Parallelism: 1}},
+	} {
+		if got, err := ParseVertexSetting(c.in); err != nil || got != c.want {
+			t.Errorf("%q: %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{hex, "want ID=P (ID: 32 hex digits or uid:NAME)"},
+		{"uid:=2", "empty uid"},
+		{"xyz=2", `"xyz" is not an operator ID (want 32 hex digits or uid:NAME)`},
+		{hex[:30] + "=2", `"` + hex[:30] + `" is not an operator ID`},
+		{hex + "=two", `parallelism "two" is not an integer`},
+		{hex + "=0", "parallelism 0 is out of bounds (want 1..32768)"},
+		{"uid:x=40000", "parallelism 40000 is out of bounds (want 1..32768)"},
+	} {
+		if _, err := ParseVertexSetting(c.in); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}

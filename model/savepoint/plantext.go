@@ -1,0 +1,188 @@
+package savepoint
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// WriteText writes the plan's text form, what `simulate plan` prints: a line naming the file,
+// the Flink version and the target, the verdict ("restore: OK" or "restore: REFUSED" with the
+// first refusal's check and operator), the largest restorable --parallelism when a task follows
+// it, then per operator (metadata order) its parallelism, task and bytes, and per new subtask
+// its key groups, the keyed handles it receives and its operator-state entries (as
+// [old subtask:index] pairs, the middle of long lists elided), and last the new operators that
+// start empty. Operator-state names print sorted. The text is built in memory and written with
+// one Write, whose error it returns.
+func (pl *RestorePlan) WriteText(out io.Writer) error {
+	w := &bytes.Buffer{}
+	target := "the --job"
+	if pl.NewParallelism != nil {
+		target = fmt.Sprintf("parallelism %d", *pl.NewParallelism)
+		if pl.Job {
+			target = fmt.Sprintf("the --job (default parallelism %d)", *pl.NewParallelism)
+		}
+	}
+	switch {
+	case pl.KeepParallelism && pl.Job:
+		target += ", old parallelisms kept (--keep-parallelism)"
+	case pl.KeepParallelism:
+		target = "the old parallelisms (--keep-parallelism)"
+	}
+	set, follow := 0, false
+	for _, v := range pl.Vertices {
+		set += b2i(v.ParallelismSource == SourceVertex)
+		follow = follow || v.ParallelismSource == SourceDefault
+	}
+	if set > 0 {
+		target += fmt.Sprintf(", %d %s set by --vertex", set, planNoun(set, "task", "tasks"))
+	}
+	fmt.Fprintf(w, "%s: format version %d, checkpoint %d; Flink %s restore into %s\n", pl.Path, pl.FormatVersion, pl.CheckpointID, pl.Flink, target)
+	if pl.Restorable {
+		if pl.DroppedOperators > 0 {
+			fmt.Fprintf(w, "restore: OK, DROPPING the state of %d %s (%d bytes) (--allow-non-restored-state)\n", pl.DroppedOperators, planNoun(pl.DroppedOperators, "operator", "operators"), pl.DroppedStateBytes)
+		} else {
+			fmt.Fprintln(w, "restore: OK")
+		}
+	} else {
+		op := ""
+		if pl.OperatorID != nil {
+			op = ", operator " + *pl.OperatorID
+		}
+		fmt.Fprintf(w, "restore: REFUSED (check %s%s): %s\n", *pl.Check, op, *pl.Error)
+		if pl.DroppedOperators > 0 {
+			fmt.Fprintf(w, "restore also DROPS the state of %d %s (%d bytes) (--allow-non-restored-state)\n", pl.DroppedOperators, planNoun(pl.DroppedOperators, "operator", "operators"), pl.DroppedStateBytes)
+		}
+	}
+	if follow {
+		if m := pl.MaxRestorableParallelism; m != nil {
+			fmt.Fprintf(w, "max restorable parallelism: %d (the largest --parallelism at which the whole restore succeeds)\n", *m)
+		} else {
+			fmt.Fprintln(w, "max restorable parallelism: none (no --parallelism makes the whole restore succeed)")
+		}
+	}
+	for _, o := range pl.Operators {
+		fmt.Fprintf(w, "operator %s", o.OperatorID)
+		if o.Name != "" {
+			fmt.Fprintf(w, " %q", o.Name)
+		}
+		if o.UID != "" {
+			fmt.Fprintf(w, " uid %q", o.UID)
+		}
+		switch o.Status {
+		case "refused":
+			fmt.Fprintf(w, ": parallelism %d, max parallelism %d: REFUSED (check %s): %s\n", o.OldParallelism, o.MaxParallelism, *o.Check, *o.Error)
+		case "dropped":
+			fmt.Fprintf(w, ": parallelism %d, max parallelism %d: dropped\n", o.OldParallelism, o.MaxParallelism)
+		default:
+			fmt.Fprintf(w, ": parallelism %d -> %d", o.OldParallelism, o.Parallelism)
+			switch o.ParallelismSource {
+			case SourceKeep:
+				fmt.Fprint(w, " (kept)")
+			case SourceVertex:
+				fmt.Fprint(w, " (--vertex)")
+			}
+			fmt.Fprintf(w, ", max parallelism %d", o.MaxParallelism)
+			if o.NewMaxParallelism != o.MaxParallelism {
+				fmt.Fprintf(w, " (task runs with %d)", o.NewMaxParallelism)
+			}
+			fmt.Fprintf(w, ", task %q, %d state bytes\n", *o.Vertex, o.StateBytes)
+		}
+		for _, n := range o.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+		if o.Status == "refused" {
+			m := "none"
+			if o.MaxRestorableParallelism != nil {
+				m = strconv.Itoa(*o.MaxRestorableParallelism)
+			}
+			fmt.Fprintf(w, "  max restorable parallelism: %s; fix: %s\n", m, o.Fix)
+		}
+		if o.DroppedStateBytes > 0 {
+			fmt.Fprintf(w, "  DROPPED: %d state bytes\n", o.DroppedStateBytes)
+		}
+		for _, s := range o.Subtasks {
+			fmt.Fprintf(w, "  subtask %d: key groups %d..%d", s.Index, s.KeyGroups[0], s.KeyGroups[1])
+			switch {
+			case s.Finished:
+				fmt.Fprintln(w, ", finished on restore")
+				continue
+			case !s.RestoreObject:
+				fmt.Fprintln(w, ", no restore object")
+				continue
+			}
+			kb := s.KeyedBytes()
+			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, s.OperatorStateEntries(), s.StateBytes-kb)
+			for _, kind := range []struct {
+				name string
+				l    []KeyedPart
+			}{{"managed keyed", s.ManagedKeyedState}, {"raw keyed", s.RawKeyedState}} {
+				for _, h := range kind.l {
+					fmt.Fprintf(w, "    %s: old subtask %d key groups %d..%d (%s), %d bytes\n", kind.name, h.OldSubtask, h.Start, h.End, h.Handle, h.Bytes)
+				}
+			}
+			for _, kind := range []struct {
+				name string
+				m    map[string]*OperatorStatePart
+			}{{"managed", s.ManagedOperatorState}, {"raw", s.RawOperatorState}} {
+				names := make([]string, 0, len(kind.m))
+				for n := range kind.m {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				for _, n := range names {
+					st := kind.m[n]
+					fmt.Fprintf(w, "    %s %q %s: %d entries %s, %d bytes\n", kind.name, n, st.Mode, len(st.Pairs), pairsText(st.Pairs), st.Bytes)
+				}
+			}
+		}
+	}
+	for _, n := range pl.NewOps {
+		fmt.Fprintf(w, "new operator %s", n.OperatorID)
+		if n.Label != "" {
+			fmt.Fprintf(w, " (%s)", n.Label)
+		}
+		fmt.Fprintf(w, " in task %q: no state, starts empty\n", n.Vertex)
+	}
+	_, err := out.Write(w.Bytes())
+	return err
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// planNoun is one when n is 1, else many.
+func planNoun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// pairsText prints pairs as [old:idx ...], eliding the middle of long lists.
+func pairsText(pairs [][2]int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, p := range pairs {
+		if len(pairs) > 12 && i == 6 {
+			fmt.Fprintf(&b, " ... (%d more)", len(pairs)-12)
+		}
+		if len(pairs) > 12 && i >= 6 && i < len(pairs)-6 {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d:%d", p[0], p[1])
+	}
+	b.WriteByte(']')
+	return b.String()
+}
