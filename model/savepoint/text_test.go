@@ -30,7 +30,7 @@ func TestSavepointWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{
-		`chk-3/_metadata: format version 4 (Flink 1.16–1.19), checkpoint 3, 1 operators, 50 state bytes`,
+		`chk-3/_metadata: format version 4 (Flink 1.16–1.20), checkpoint 3, 1 operators, 50 state bytes`,
 		`properties: checkpoint "Checkpoint", sharing FORWARD_BACKWARD; forced false, unclaimed false; discarded when subsumed, finished, cancelled, failed, suspended`,
 		`operator ` + model.OperatorIDFromUID("my-uid").String() + `: parallelism 2, max parallelism 8, 1 subtask entries, 50 state bytes`,
 		`  subtask 1: 50 state bytes`,
