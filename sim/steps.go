@@ -9,15 +9,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 // shape is the running job's shape, as the oracle records it at a snapshot.
-func (w *World) shape() jobShape {
-	sh := jobShape{sourceUID: w.job.Source.UID, keyedUID: w.job.Keyed.UID, sink: w.job.Sink,
-		srcPar: len(w.src), keyedPar: len(w.keyed), srcMax: w.srcMaxPar, keyedMax: w.maxPar}
+func (w *World) shape() oracle.Shape {
+	sh := oracle.Shape{SourceUID: w.job.Source.UID, KeyedUID: w.job.Keyed.UID, SourceMax: w.srcMaxPar, KeyedMax: w.maxPar}
+	if w.job.Sink {
+		sh.SinkUID = sinkUID
+	}
 	for k, st := range w.job.Stages {
 		if st.Keyed || w.writesStatelessStates() {
-			sh.stages = append(sh.stages, stageShape{uids: w.job.StageUIDs(k), max: w.stageMax[k], keyed: st.Keyed})
+			sh.Stages = append(sh.Stages, oracle.StageShape{UIDs: w.job.StageUIDs(k), Max: w.stageMax[k], Keyed: st.Keyed})
 		}
 	}
 	return sh
@@ -279,8 +282,8 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 		// The latest checkpoint may come from another job shape (the one this job started from):
 		// the restart settles the stage's max parallelism again.
 		w.stageMax[v-2] = va.MaxParallelism
-		if exp.accept && va.MaxParallelism != exp.stageMax[v-2] {
-			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(v), va.MaxParallelism, exp.stageMax[v-2]), "")
+		if exp.Accept && va.MaxParallelism != exp.StageMax[v-2] {
+			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(v), va.MaxParallelism, exp.StageMax[v-2]), "")
 		}
 	}
 	w.check(step, want, w.applied, false)
@@ -438,15 +441,15 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if err != nil {
 		switch {
 		case w.damaged(f.id): // damaged storage: any loud failure is right
-		case exp.accept:
+		case exp.Accept:
 			w.violate(step, InvRestoreRefused, fmt.Sprintf("restore of snapshot %d refused: %v", f.id, firstLine(err)), "")
 		case !errors.Is(err, exp.reason):
-			w.violate(step, InvWrongRefusal, fmt.Sprintf("refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.refusedWhen), "")
+			w.violate(step, InvWrongRefusal, fmt.Sprintf("refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.RefusedWhen), "")
 		}
 		return true, err
 	}
-	if !exp.accept {
-		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of snapshot %d accepted, want refusal: %v (%s)", f.id, exp.reason, exp.refusedWhen), "")
+	if !exp.Accept {
+		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of snapshot %d accepted, want refusal: %v (%s)", f.id, exp.reason, exp.RefusedWhen), "")
 	}
 	if mode == model.Claim {
 		f.claimed = true // the new job owns the snapshot now and may discard it
@@ -465,7 +468,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 // finishRestore sets the oracle's bookkeeping after an accepted restore and checks the world.
 func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 	applied := f.applied
-	if exp.keyedState {
+	if exp.KeyedState {
 		w.base = maps.Clone(f.base)
 	} else { // keyed state dropped (allowNonRestoredState): the sums start again from here
 		w.base = maps.Clone(f.offsets)
@@ -482,9 +485,9 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 		}
 	}
 	before := len(w.violations)
-	if exp.accept { // (an unexpected acceptance is reported already; it has no expected max parallelism)
-		w.checkMaxPar(step, exp.keyedMax)
-		for k, m := range exp.stageMax {
+	if exp.Accept { // (an unexpected acceptance is reported already; it has no expected max parallelism)
+		w.checkMaxPar(step, exp.KeyedMax)
+		for k, m := range exp.StageMax {
 			if w.stageMax[k] != m {
 				w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")
 			}
