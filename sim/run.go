@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 // World is the simulated cluster running one plan: source and keyed subtasks holding real state,
@@ -86,6 +87,7 @@ func newWorld(p Plan) *World {
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
 	w.startFresh()
+	w.checkFreshMaxPar(0)
 	w.tracef("%s -> started %s", p.Job, w.running())
 	return w
 }
@@ -157,6 +159,28 @@ func (w *World) startFresh() {
 	}
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
+}
+
+// checkFreshMaxPar checks the max parallelism of every vertex of a job started without state
+// against the oracle's: the configured one, else Flink's default for the parallelism.
+func (w *World) checkFreshMaxPar(step int) {
+	want := func(c VertexConfig) int {
+		if c.MaxParallelism > 0 {
+			return c.MaxParallelism
+		}
+		return oracle.DefaultMaxParallelism(c.Parallelism)
+	}
+	if m := want(w.job.Source); w.srcMaxPar != m {
+		w.violate(step, InvKeyOwner, fmt.Sprintf("source runs with max parallelism %d, want %d", w.srcMaxPar, m), "")
+	}
+	if w.job.HasKeyed() {
+		w.checkMaxPar(step, want(w.job.Keyed))
+	}
+	for k, st := range w.job.Stages {
+		if m := want(st.Config); w.stageMax[k] != m {
+			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")
+		}
+	}
 }
 
 func (w *World) newKeyedTasks(p, maxPar int) []*keyedTask {

@@ -356,6 +356,7 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 		w.epoch-- // same job: startFresh counts a new instance
 		w.clearLocal()
 		w.startFresh()
+		w.checkFreshMaxPar(step)
 		w.base = map[int]int64{}
 		w.check(step, w.currentOffsets(), 0, false)
 		return "restarted from scratch (no checkpoint)"
@@ -611,6 +612,7 @@ func (w *World) resubmitFresh(step int) string {
 	w.clearLocal()
 	w.co = newCoordinator(w.plan.Version, w.retained)
 	w.startFresh()
+	w.checkFreshMaxPar(step)
 	w.base = map[int]int64{}
 	w.check(step, w.currentOffsets(), 0, false)
 	return "resubmitted without state"
