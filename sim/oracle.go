@@ -31,6 +31,9 @@ const (
 	InvRestoreReadError = "restore-read-error"
 	InvRestartSet       = "restart-set"     // a failure restarts exactly the regions SPEC §J.1 names
 	InvStateless        = "stateless-state" // a stateless stage's subtask restored with state
+	InvCheckpointIDs    = "checkpoint-ids"  // IDs increase by one, from 1, and from s+1 after restoring s
+	InvRetained         = "retained"        // the store retains what num-retained and subsumption say
+	InvDiscarded        = "discarded"       // a subsumed checkpoint Flink owns has its files deleted
 )
 
 // Violation is one broken invariant.

@@ -35,6 +35,8 @@ type World struct {
 
 	facts map[int64]snapshotFacts
 	co    *coordinator
+	// store is the oracle's own view of co's completed-checkpoint store and ID counter.
+	store *oracle.Store
 	// retained is the configured state.checkpoints.num-retained; a JobManager reads it when it
 	// starts (a new job, a JobManager failover).
 	retained int
@@ -86,6 +88,7 @@ func newWorld(p Plan) *World {
 		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}}
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
+	w.store = w.newStore()
 	w.startFresh()
 	w.checkFreshMaxPar(0)
 	w.tracef("%s -> started %s", p.Job, w.running())
@@ -259,6 +262,7 @@ func (w *World) step(i int, s Step) {
 	default:
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}
+	w.checkRetained(i)
 }
 
 // process lets every source subtask read n records, round robin over its splits in split order,

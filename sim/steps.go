@@ -42,7 +42,7 @@ func (w *World) stageBases() map[string]map[int]int64 {
 
 // checkpoint triggers a checkpoint (or a savepoint) and returns the trace outcome.
 func (w *World) checkpoint(step int, abort, savepoint bool) string {
-	id := w.co.nextID()
+	id := w.triggerID(step)
 	if abort {
 		// The tasks snapshotted (and kept local copies) before the checkpoint was declined; the
 		// pending checkpoint's files are discarded and the backends forget the upload.
@@ -74,6 +74,11 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		w.violate(step, InvSharedFiles, fmt.Sprintf("completing checkpoint %d: %v", id, err), "")
 	}
 	w.applyDeletes(u, pointers)
+	if savepoint {
+		w.checkDiscarded(step, w.store.CompleteSavepoint(id))
+	} else {
+		w.checkDiscarded(step, w.store.CompleteCheckpoint(id))
+	}
 	if !savepoint {
 		w.storeLocal(md)
 		w.confirmLocal(id)
@@ -396,7 +401,7 @@ func (w *World) restart(step int, c Change) string {
 		// Flink cannot build the new job graph: the user's submission fails before anything stops.
 		return "job not built (" + err.Error() + "); the old job keeps running"
 	}
-	id := w.co.nextID()
+	id := w.triggerID(step)
 	w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
@@ -434,6 +439,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	w.epoch++
 	w.job = j
 	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.store = w.newStore()
 	exp := expectRestore(f.shape, j, allowNonRestored)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
@@ -449,6 +455,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 		}
 		return true, err
 	}
+	w.checkDiscarded(step, w.store.Restore(f.id, mode == model.Claim))
 	if !exp.Accept {
 		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of snapshot %d accepted, want refusal: %v (%s)", f.id, exp.reason, exp.RefusedWhen), "")
 	}
@@ -611,6 +618,7 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 func (w *World) resubmitFresh(step int) string {
 	w.clearLocal()
 	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.store = w.newStore()
 	w.startFresh()
 	w.checkFreshMaxPar(step)
 	w.base = map[int]int64{}
@@ -628,6 +636,7 @@ func (w *World) jmFailover(step int) string {
 	co := newCoordinator(w.plan.Version, w.retained)
 	co.Counter = old.Counter
 	co.mode = old.mode
+	w.store.Recover(w.retained)
 	if err := co.Store.LoadRecovered(old.Store.Checkpoints()); err != nil {
 		w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
 	}
@@ -723,4 +732,51 @@ func (w *World) rollback(step int, n int) string {
 		return fmt.Sprintf("rollback to savepoint %d refused (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
 	return fmt.Sprintf("rolled back to savepoint %d %s", id, w.running())
+}
+
+// newStore is the oracle's store and counter for a new coordinator.
+func (w *World) newStore() *oracle.Store {
+	return oracle.NewStore(w.plan.Version != model.Flink1101, w.retained)
+}
+
+// triggerID triggers a checkpoint or savepoint on the coordinator and checks the ID it gets
+// against the oracle's counter: IDs increase by one, from 1 for a new job, from s + 1 after a
+// restore of snapshot s.
+func (w *World) triggerID(step int) int64 {
+	id := w.co.nextID()
+	if want := w.store.Trigger(); id != want {
+		w.violate(step, InvCheckpointIDs, fmt.Sprintf("checkpoint triggered with ID %d, want %d", id, want), "")
+	}
+	return id
+}
+
+// checkRetained checks, after every step, that the coordinator's store retains exactly the
+// snapshots the oracle's does (num-retained and subsumption).
+func (w *World) checkRetained(step int) {
+	cps := w.co.Store.Checkpoints()
+	got := make([]int64, len(cps))
+	for i, cp := range cps {
+		got[i] = cp.CheckpointID
+	}
+	if want := w.store.Retained(); !slices.Equal(got, want) {
+		w.violate(step, InvRetained, fmt.Sprintf("the store retains %v, want %v", got, want), "")
+	}
+}
+
+// checkDiscarded checks that the snapshots the oracle's store dropped, where Flink owns them,
+// have no file left in their directories (a fault may have deleted some already).
+func (w *World) checkDiscarded(step int, removed []oracle.Snapshot) {
+	for _, s := range removed {
+		f, ok := w.facts[s.ID]
+		if !s.Discard || !ok {
+			continue
+		}
+		prefix := f.pointer + "/"
+		for p := range w.fs.files {
+			if strings.HasPrefix(p, prefix) {
+				w.violate(step, InvDiscarded, fmt.Sprintf("snapshot %d was subsumed, but its directory %s keeps files", s.ID, f.pointer), "")
+				break
+			}
+		}
+	}
 }
