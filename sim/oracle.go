@@ -34,6 +34,7 @@ const (
 	InvCheckpointIDs    = "checkpoint-ids"  // IDs increase by one, from 1, and from s+1 after restoring s
 	InvRetained         = "retained"        // the store retains what num-retained and subsumption say
 	InvDiscarded        = "discarded"       // a subsumed checkpoint Flink owns has its files deleted
+	InvNoClaimFiles     = "no-claim-files"  // no file of a snapshot restored in NO_CLAIM mode deleted
 )
 
 // Violation is one broken invariant.
@@ -67,6 +68,8 @@ type snapshotFacts struct {
 	stageBase map[string]map[int]int64
 	applied   int // broadcast updates applied
 	shape     oracle.Shape
+	// files are the paths of the snapshot's _metadata and of every state file it references.
+	files []string
 }
 
 // foldCache keeps the oracle's last expected keyed state, so that a check after more records

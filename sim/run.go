@@ -37,6 +37,9 @@ type World struct {
 	co    *coordinator
 	// store is the oracle's own view of co's completed-checkpoint store and ID counter.
 	store *oracle.Store
+	// noClaim holds, by directory, the snapshots a job was restored from in NO_CLAIM mode (and
+	// none claimed since): no job may delete their files.
+	noClaim map[string]snapshotFacts
 	// retained is the configured state.checkpoints.num-retained; a JobManager reads it when it
 	// starts (a new job, a JobManager failover).
 	retained int
@@ -85,7 +88,7 @@ func Run(p Plan) Result {
 
 func newWorld(p Plan) *World {
 	w := &World{plan: p, job: p.Job, fs: newMemFS(p.Version), facts: map[int64]snapshotFacts{}, base: map[int]int64{},
-		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}}
+		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}}
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
 	w.store = w.newStore()
@@ -263,6 +266,7 @@ func (w *World) step(i int, s Step) {
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}
 	w.checkRetained(i)
+	w.checkNoClaimFiles(i)
 }
 
 // process lets every source subtask read n records, round robin over its splits in split order,

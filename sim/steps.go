@@ -67,7 +67,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
 	if err != nil {
@@ -402,9 +402,9 @@ func (w *World) restart(step int, c Change) string {
 		return "job not built (" + err.Error() + "); the old job keeps running"
 	}
 	id := w.triggerID(step)
-	w.snapshot(id, true)
+	md := w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, true), md)}
 	w.facts[id] = f
 
 	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
@@ -462,6 +462,9 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if mode == model.Claim {
 		f.claimed = true // the new job owns the snapshot now and may discard it
 		w.facts[f.id] = f
+		delete(w.noClaim, f.pointer)
+	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
+		w.noClaim[f.pointer] = f
 	}
 	if err := w.applyAssignment(a, false); err != nil {
 		if !w.damaged(f.id) {
@@ -775,6 +778,35 @@ func (w *World) checkDiscarded(step int, removed []oracle.Snapshot) {
 		for p := range w.fs.files {
 			if strings.HasPrefix(p, prefix) {
 				w.violate(step, InvDiscarded, fmt.Sprintf("snapshot %d was subsumed, but its directory %s keeps files", s.ID, f.pointer), "")
+				break
+			}
+		}
+	}
+}
+
+// snapshotFiles lists the paths of a snapshot's _metadata (in directory dir) and of every state
+// file its metadata references.
+func snapshotFiles(dir string, md model.CheckpointMetadata) []string {
+	out := []string{dir + "/" + model.MetadataFileName}
+	for _, h := range checkpointFiles(&model.CompletedCheckpoint{Operators: md.Operators}) {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// checkNoClaimFiles checks, after every step, that every file of a snapshot restored in NO_CLAIM
+// mode still exists (Flink never deletes what it does not own: SPEC §H.1, §H.3), unless a fault
+// deleted it or damaged the snapshot. A snapshot is reported once.
+func (w *World) checkNoClaimFiles(step int) {
+	for _, dir := range slices.Sorted(maps.Keys(w.noClaim)) {
+		f := w.noClaim[dir]
+		if w.damagedCkpt[f.id] {
+			continue
+		}
+		for _, p := range f.files {
+			if _, ok := w.fs.files[p]; !ok && !w.faultDeleted[p] {
+				w.violate(step, InvNoClaimFiles, fmt.Sprintf("%s of snapshot %d, restored in NO_CLAIM mode, was deleted", p, f.id), "")
+				delete(w.noClaim, dir)
 				break
 			}
 		}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,5 +84,38 @@ func TestDiscardedInvariant(t *testing.T) {
 	w.checkDiscarded(2, []oracle.Snapshot{{ID: 1, Discard: true}}) // its files are all there
 	if !strings.Contains(invariants(w), "step 2: discarded: snapshot 1 was subsumed, but its directory file:/ckpt/job-1/chk-1 keeps files") {
 		t.Errorf("no discarded violation:\n%s", invariants(w))
+	}
+}
+
+// TestNoClaimFilesInvariant: a file of a snapshot restored in NO_CLAIM mode that disappears is
+// caught after the step, once; a snapshot restored in CLAIM mode is the job's to delete.
+func TestNoClaimFilesInvariant(t *testing.T) {
+	p, err := ParsePlan(`job keys=int/uniform/20 splits=2 offsets=split broadcast=false raw-keyed=false backend=incremental sink=false tms=1 local-recovery=false source=p2/uid:source keyed=p2/uid:keyed
+process n=10
+restart source=p2/uid:source keyed=p3/uid:keyed
+process n=10
+process n=10
+restart source=p2/uid:source keyed=p2/uid:keyed claim
+process n=10`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(p)
+	for i, s := range p.Steps[:3] {
+		w.step(i, s)
+	}
+	if len(w.violations) > 0 || len(w.noClaim) != 1 {
+		t.Fatalf("%d snapshots restored in NO_CLAIM mode (want 1); violations:\n%s", len(w.noClaim), invariants(w))
+	}
+	f := w.noClaim["file:/savepoints/savepoint-1-1"]
+	delete(w.fs.files, f.files[len(f.files)-1]) // a job deletes a state file it does not own
+	w.step(3, p.Steps[3])
+	w.step(4, p.Steps[4])
+	if got := invariants(w); !strings.Contains(got, "step 3: no-claim-files: ") || strings.Contains(got, "step 4") {
+		t.Errorf("want one no-claim-files violation, at step 3:\n%s", got)
+	}
+	w.step(5, p.Steps[5]) // restored in CLAIM mode: the job owns the savepoint
+	if len(w.noClaim) != 0 {
+		t.Errorf("a claimed savepoint is watched: %v", slices.Collect(maps.Keys(w.noClaim)))
 	}
 }
