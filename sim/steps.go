@@ -369,6 +369,14 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	w.useLocal = true
 	err := w.applyAssignment(a, true)
 	w.useLocal = false
+	if err == nil && res.Checkpoint.Properties.Unclaimed {
+		// Restored from a snapshot the job does not own (NO_CLAIM): Flink forces the next
+		// checkpoint to be a full one (forceFullSnapshot), so no checkpoint of the job reuses, and
+		// later deletes, the snapshot's shared files.
+		for _, t := range w.allKeyedTasks() {
+			t.chain = nil
+		}
+	}
 	if err != nil {
 		if !w.damaged(id) {
 			w.violate(step, InvRestoreReadError, err.Error(), "")
