@@ -38,8 +38,13 @@ func LongHashCode(v int64) int32 {
 // counts as its two surrogates. Invalid UTF-8 bytes count as U+FFFD each (Go's []rune conversion).
 func StringHashCode(s string) int32 {
 	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
+	for _, r := range s {
+		if r >= 0x10000 { // outside the BMP: its surrogate pair
+			hi, lo := utf16.EncodeRune(r)
+			h = 31*(31*h+hi) + lo
+			continue
+		}
+		h = 31*h + r
 	}
 	return h
 }

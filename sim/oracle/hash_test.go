@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/spaolacci/murmur3"
 )
@@ -168,5 +169,19 @@ func TestOperatorIDFromUID(t *testing.T) {
 	// As Flink logs it (SPEC §E): uid "kafka-source-uid".
 	if got := OperatorIDFromUID("kafka-source-uid").String(); got != "a4122ae5704b2a344a4284a3b4b9ee29" {
 		t.Errorf("OperatorIDFromUID(kafka-source-uid) = %s", got)
+	}
+}
+
+// TestStringHashCodeUTF16 checks StringHashCode against the textbook definition over the string's
+// UTF-16 encoding, invalid UTF-8 included (each invalid byte is one U+FFFD).
+func TestStringHashCodeUTF16(t *testing.T) {
+	for _, s := range []string{"", "user-42", "ключ-3-😀", "a\xffb", "\xed\xa0\x80", "𝄞𝄞x", "\U0010ffff"} {
+		var want int32
+		for _, u := range utf16.Encode([]rune(s)) {
+			want = 31*want + int32(u)
+		}
+		if got := StringHashCode(s); got != want {
+			t.Errorf("StringHashCode(%q) = %d, want %d", s, got, want)
+		}
 	}
 }
