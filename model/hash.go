@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/restoresim/restoresim/model/internal/javamap"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // MurmurHash models org.apache.flink.util.MathUtils.murmurHash(int): MurmurHash3_x86_32 with
@@ -54,7 +55,16 @@ func JavaLongHash(v int64) int32 { return int32(uint64(v) ^ uint64(v)>>32) }
 // JavaStringHash models java.lang.String.hashCode: h = 31*h + c over the UTF-16 code units of s
 // (characters outside the BMP count as a surrogate pair). Invalid UTF-8 bytes in s decode to
 // U+FFFD, one per invalid byte, as Go's range over a string does.
-func JavaStringHash(s string) int32 { return javamap.StringHashCode(s) }
+func JavaStringHash(s string) int32 {
+	if mutant.On(mutant.JavaStringHashCodePoints) {
+		var h int32
+		for _, r := range s {
+			h = 31*h + r
+		}
+		return h
+	}
+	return javamap.StringHashCode(s)
+}
 
 // JavaBooleanHash models java.lang.Boolean.hashCode: 1231 for true, 1237 for false.
 func JavaBooleanHash(v bool) int32 {

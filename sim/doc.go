@@ -3,5 +3,7 @@
 // state, input records and a schedule of checkpoints, failures and rescales,
 // runs them through package model's restore path on a simulated world (subtasks, TaskManagers,
 // checkpoint storage), and checks the result against an oracle that recomputes the expected
-// state from the input log. It never prints and never reads the wall clock.
+// state from the input log and judges routing, restores and the checkpoint store with package
+// sim/oracle, which shares no code with package model. It never prints and never reads the wall
+// clock.
 package sim

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 // Named random streams: each decision family draws from its own stream, so adding a stream or
@@ -272,7 +273,7 @@ func drawChange(r *rand.Rand, src, keyed VertexConfig, sink bool) Change {
 		old := keyed
 		c.Keyed.UID = fmt.Sprintf("keyed-v%d", r.IntN(100))
 		if r.IntN(2) == 0 {
-			c.Keyed.UIDHash = model.OperatorIDFromUID(old.UID).String()
+			c.Keyed.UIDHash = oracle.OperatorIDFromUID(old.UID).String() // the ID Flink logs, not the model's
 			if old.UIDHash != "" {
 				c.Keyed.UIDHash = old.UIDHash
 			}

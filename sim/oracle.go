@@ -1,21 +1,20 @@
 package sim
 
 import (
-	"encoding/binary"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spaolacci/murmur3"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 // The oracle knows nothing of the model's partitioning. It records, at every completed snapshot,
 // the source offsets and the number of broadcast updates applied (facts of the world at the
-// barrier), and recomputes the expected keyed state from the input log; it routes keys with an
-// independent murmur (spaolacci/murmur3) and its own range arithmetic.
+// barrier), and recomputes the expected keyed state from the input log; it routes each key a
+// subtask holds from the key itself (its Java hashCode, murmur and key-group ranges all of
+// package oracle, which imports no model package), never from a hash the world computed.
 
 // Invariant names, as they appear in violations and sweep summaries.
 const (
@@ -32,6 +31,10 @@ const (
 	InvRestoreReadError = "restore-read-error"
 	InvRestartSet       = "restart-set"     // a failure restarts exactly the regions SPEC §J.1 names
 	InvStateless        = "stateless-state" // a stateless stage's subtask restored with state
+	InvCheckpointIDs    = "checkpoint-ids"  // IDs increase by one, from 1, and from s+1 after restoring s
+	InvRetained         = "retained"        // the store retains what num-retained and subsumption say
+	InvDiscarded        = "discarded"       // a subsumed checkpoint Flink owns has its files deleted
+	InvNoClaimFiles     = "no-claim-files"  // no file of a snapshot restored in NO_CLAIM mode deleted
 )
 
 // Violation is one broken invariant.
@@ -64,38 +67,9 @@ type snapshotFacts struct {
 	// stageBase: per keyed stage (by head uid), the offsets its keyed state counts from.
 	stageBase map[string]map[int]int64
 	applied   int // broadcast updates applied
-	shape     jobShape
-}
-
-// oracleKeyGroup is the oracle's own key-group computation: MurmurHash3_x86_32 (the library)
-// over the little-endian hash, Flink's sign rule, modulo M.
-func oracleKeyGroup(hash int32, maxPar int) int {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], uint32(hash))
-	h := int32(murmur3.Sum32WithSeed(b[:], 0))
-	switch {
-	case h == math.MinInt32:
-		h = 0
-	case h < 0:
-		h = -h
-	}
-	return int(h) % maxPar
-}
-
-// oracleOwner is the subtask owning key group kg: the unique i with ⌈i·M/p⌉ ≤ kg ≤ ⌈(i+1)·M/p⌉−1,
-// found by scanning the range boundaries (independent of the model's kg*p/M shortcut).
-func oracleOwner(kg, maxPar, par int) int {
-	lo, hi := 0, par-1
-	for lo < hi { // binary search the first i whose range end ≥ kg
-		mid := (lo + hi) / 2
-		end := ((mid+1)*maxPar - 1) / par
-		if end >= kg {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
+	shape     oracle.Shape
+	// files are the paths of the snapshot's _metadata and of every state file it references.
+	files []string
 }
 
 // foldCache keeps the oracle's last expected keyed state, so that a check after more records
@@ -251,10 +225,16 @@ func (w *World) checkKeyed(step int, prefix string, tasks []*keyedTask, maxPar i
 				reported++
 			}
 			owner[k] = i
-			want := oracleOwner(oracleKeyGroup(e.hash, maxPar), maxPar, len(tasks))
-			if want != i {
+			kg, want, err := oracle.Route(oracleKeyType(t.keyType), k, maxPar, len(tasks))
+			switch {
+			case err != nil:
 				if reported < 3 {
-					w.violate(step, InvKeyOwner, fmt.Sprintf("%skey %q (key group %d of %d) is on subtask %d, routing sends it to %d", prefix, k, oracleKeyGroup(e.hash, maxPar), maxPar, i, want), "")
+					w.violate(step, InvKeyOwner, fmt.Sprintf("%ssubtask %d holds a key the oracle cannot route: %v", prefix, i, err), "")
+				}
+				reported++
+			case want != i:
+				if reported < 3 {
+					w.violate(step, InvKeyOwner, fmt.Sprintf("%skey %q (key group %d of %d) is on subtask %d, routing sends it to %d", prefix, k, kg, maxPar, i, want), "")
 				}
 				reported++
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 // World is the simulated cluster running one plan: source and keyed subtasks holding real state,
@@ -34,6 +35,11 @@ type World struct {
 
 	facts map[int64]snapshotFacts
 	co    *coordinator
+	// store is the oracle's own view of co's completed-checkpoint store and ID counter.
+	store *oracle.Store
+	// noClaim holds, by directory, the snapshots a job was restored from in NO_CLAIM mode (and
+	// none claimed since): no job may delete their files.
+	noClaim map[string]snapshotFacts
 	// retained is the configured state.checkpoints.num-retained; a JobManager reads it when it
 	// starts (a new job, a JobManager failover).
 	retained int
@@ -82,10 +88,12 @@ func Run(p Plan) Result {
 
 func newWorld(p Plan) *World {
 	w := &World{plan: p, job: p.Job, fs: newMemFS(p.Version), facts: map[int64]snapshotFacts{}, base: map[int]int64{},
-		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}}
+		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}}
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
+	w.store = w.newStore()
 	w.startFresh()
+	w.checkFreshMaxPar(0)
 	w.tracef("%s -> started %s", p.Job, w.running())
 	return w
 }
@@ -157,6 +165,28 @@ func (w *World) startFresh() {
 	}
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
+}
+
+// checkFreshMaxPar checks the max parallelism of every vertex of a job started without state
+// against the oracle's: the configured one, else Flink's default for the parallelism.
+func (w *World) checkFreshMaxPar(step int) {
+	want := func(c VertexConfig) int {
+		if c.MaxParallelism > 0 {
+			return c.MaxParallelism
+		}
+		return oracle.DefaultMaxParallelism(c.Parallelism)
+	}
+	if m := want(w.job.Source); w.srcMaxPar != m {
+		w.violate(step, InvKeyOwner, fmt.Sprintf("source runs with max parallelism %d, want %d", w.srcMaxPar, m), "")
+	}
+	if w.job.HasKeyed() {
+		w.checkMaxPar(step, want(w.job.Keyed))
+	}
+	for k, st := range w.job.Stages {
+		if m := want(st.Config); w.stageMax[k] != m {
+			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")
+		}
+	}
 }
 
 func (w *World) newKeyedTasks(p, maxPar int) []*keyedTask {
@@ -235,6 +265,8 @@ func (w *World) step(i int, s Step) {
 	default:
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}
+	w.checkRetained(i)
+	w.checkNoClaimFiles(i)
 }
 
 // process lets every source subtask read n records, round robin over its splits in split order,

@@ -9,15 +9,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 // shape is the running job's shape, as the oracle records it at a snapshot.
-func (w *World) shape() jobShape {
-	sh := jobShape{sourceUID: w.job.Source.UID, keyedUID: w.job.Keyed.UID, sink: w.job.Sink,
-		srcPar: len(w.src), keyedPar: len(w.keyed), srcMax: w.srcMaxPar, keyedMax: w.maxPar}
+func (w *World) shape() oracle.Shape {
+	sh := oracle.Shape{SourceUID: w.job.Source.UID, KeyedUID: w.job.Keyed.UID, SourceMax: w.srcMaxPar, KeyedMax: w.maxPar}
+	if w.job.Sink {
+		sh.SinkUID = sinkUID
+	}
 	for k, st := range w.job.Stages {
 		if st.Keyed || w.writesStatelessStates() {
-			sh.stages = append(sh.stages, stageShape{uids: w.job.StageUIDs(k), max: w.stageMax[k], keyed: st.Keyed})
+			sh.Stages = append(sh.Stages, oracle.StageShape{UIDs: w.job.StageUIDs(k), Max: w.stageMax[k], Keyed: st.Keyed})
 		}
 	}
 	return sh
@@ -39,7 +42,7 @@ func (w *World) stageBases() map[string]map[int]int64 {
 
 // checkpoint triggers a checkpoint (or a savepoint) and returns the trace outcome.
 func (w *World) checkpoint(step int, abort, savepoint bool) string {
-	id := w.co.nextID()
+	id := w.triggerID(step)
 	if abort {
 		// The tasks snapshotted (and kept local copies) before the checkpoint was declined; the
 		// pending checkpoint's files are discarded and the backends forget the upload.
@@ -64,13 +67,18 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
 	if err != nil {
 		w.violate(step, InvSharedFiles, fmt.Sprintf("completing checkpoint %d: %v", id, err), "")
 	}
 	w.applyDeletes(u, pointers)
+	if savepoint {
+		w.checkDiscarded(step, w.store.CompleteSavepoint(id))
+	} else {
+		w.checkDiscarded(step, w.store.CompleteCheckpoint(id))
+	}
 	if !savepoint {
 		w.storeLocal(md)
 		w.confirmLocal(id)
@@ -279,8 +287,8 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 		// The latest checkpoint may come from another job shape (the one this job started from):
 		// the restart settles the stage's max parallelism again.
 		w.stageMax[v-2] = va.MaxParallelism
-		if exp.accept && va.MaxParallelism != exp.stageMax[v-2] {
-			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(v), va.MaxParallelism, exp.stageMax[v-2]), "")
+		if exp.Accept && va.MaxParallelism != exp.StageMax[v-2] {
+			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(v), va.MaxParallelism, exp.StageMax[v-2]), "")
 		}
 	}
 	w.check(step, want, w.applied, false)
@@ -353,6 +361,7 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 		w.epoch-- // same job: startFresh counts a new instance
 		w.clearLocal()
 		w.startFresh()
+		w.checkFreshMaxPar(step)
 		w.base = map[int]int64{}
 		w.check(step, w.currentOffsets(), 0, false)
 		return "restarted from scratch (no checkpoint)"
@@ -360,6 +369,14 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	w.useLocal = true
 	err := w.applyAssignment(a, true)
 	w.useLocal = false
+	if err == nil && res.Checkpoint.Properties.Unclaimed {
+		// Restored from a snapshot the job does not own (NO_CLAIM): Flink forces the next
+		// checkpoint to be a full one (forceFullSnapshot), so no checkpoint of the job reuses, and
+		// later deletes, the snapshot's shared files.
+		for _, t := range w.allKeyedTasks() {
+			t.chain = nil
+		}
+	}
 	if err != nil {
 		if !w.damaged(id) {
 			w.violate(step, InvRestoreReadError, err.Error(), "")
@@ -392,10 +409,10 @@ func (w *World) restart(step int, c Change) string {
 		// Flink cannot build the new job graph: the user's submission fails before anything stops.
 		return "job not built (" + err.Error() + "); the old job keeps running"
 	}
-	id := w.co.nextID()
-	w.snapshot(id, true)
+	id := w.triggerID(step)
+	md := w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape()}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, true), md)}
 	w.facts[id] = f
 
 	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
@@ -430,6 +447,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	w.epoch++
 	w.job = j
 	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.store = w.newStore()
 	exp := expectRestore(w.plan.Version, f.shape, j, allowNonRestored)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
@@ -438,19 +456,23 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if err != nil {
 		switch {
 		case w.damaged(f.id): // damaged storage: any loud failure is right
-		case exp.accept:
+		case exp.Accept:
 			w.violate(step, InvRestoreRefused, fmt.Sprintf("restore of snapshot %d refused: %v", f.id, firstLine(err)), "")
 		case !errors.Is(err, exp.reason):
-			w.violate(step, InvWrongRefusal, fmt.Sprintf("refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.refusedWhen), "")
+			w.violate(step, InvWrongRefusal, fmt.Sprintf("refused with %v, want %v (%s)", firstLine(err), exp.reason, exp.RefusedWhen), "")
 		}
 		return true, err
 	}
-	if !exp.accept {
-		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of snapshot %d accepted, want refusal: %v (%s)", f.id, exp.reason, exp.refusedWhen), "")
+	w.checkDiscarded(step, w.store.Restore(f.id, mode == model.Claim))
+	if !exp.Accept {
+		w.violate(step, InvRestoreAccepted, fmt.Sprintf("restore of snapshot %d accepted, want refusal: %v (%s)", f.id, exp.reason, exp.RefusedWhen), "")
 	}
 	if mode == model.Claim {
 		f.claimed = true // the new job owns the snapshot now and may discard it
 		w.facts[f.id] = f
+		delete(w.noClaim, f.pointer)
+	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
+		w.noClaim[f.pointer] = f
 	}
 	if err := w.applyAssignment(a, false); err != nil {
 		if !w.damaged(f.id) {
@@ -465,7 +487,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 // finishRestore sets the oracle's bookkeeping after an accepted restore and checks the world.
 func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 	applied := f.applied
-	if exp.keyedState {
+	if exp.KeyedState {
 		w.base = maps.Clone(f.base)
 	} else { // keyed state dropped (allowNonRestoredState): the sums start again from here
 		w.base = maps.Clone(f.offsets)
@@ -482,9 +504,9 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 		}
 	}
 	before := len(w.violations)
-	if exp.accept { // (an unexpected acceptance is reported already; it has no expected max parallelism)
-		w.checkMaxPar(step, exp.keyedMax)
-		for k, m := range exp.stageMax {
+	if exp.Accept { // (an unexpected acceptance is reported already; it has no expected max parallelism)
+		w.checkMaxPar(step, exp.KeyedMax)
+		for k, m := range exp.StageMax {
 			if w.stageMax[k] != m {
 				w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")
 			}
@@ -607,7 +629,9 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 func (w *World) resubmitFresh(step int) string {
 	w.clearLocal()
 	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.store = w.newStore()
 	w.startFresh()
+	w.checkFreshMaxPar(step)
 	w.base = map[int]int64{}
 	w.check(step, w.currentOffsets(), 0, false)
 	return "resubmitted without state"
@@ -623,6 +647,7 @@ func (w *World) jmFailover(step int) string {
 	co := newCoordinator(w.plan.Version, w.retained)
 	co.Counter = old.Counter
 	co.mode = old.mode
+	w.store.Recover(w.retained)
 	if err := co.Store.LoadRecovered(old.Store.Checkpoints()); err != nil {
 		w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
 	}
@@ -718,4 +743,80 @@ func (w *World) rollback(step int, n int) string {
 		return fmt.Sprintf("rollback to savepoint %d refused (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
 	return fmt.Sprintf("rolled back to savepoint %d %s", id, w.running())
+}
+
+// newStore is the oracle's store and counter for a new coordinator.
+func (w *World) newStore() *oracle.Store {
+	return oracle.NewStore(w.plan.Version != model.Flink1101, w.retained)
+}
+
+// triggerID triggers a checkpoint or savepoint on the coordinator and checks the ID it gets
+// against the oracle's counter: IDs increase by one, from 1 for a new job, from s + 1 after a
+// restore of snapshot s.
+func (w *World) triggerID(step int) int64 {
+	id := w.co.nextID()
+	if want := w.store.Trigger(); id != want {
+		w.violate(step, InvCheckpointIDs, fmt.Sprintf("checkpoint triggered with ID %d, want %d", id, want), "")
+	}
+	return id
+}
+
+// checkRetained checks, after every step, that the coordinator's store retains exactly the
+// snapshots the oracle's does (num-retained and subsumption).
+func (w *World) checkRetained(step int) {
+	cps := w.co.Store.Checkpoints()
+	got := make([]int64, len(cps))
+	for i, cp := range cps {
+		got[i] = cp.CheckpointID
+	}
+	if want := w.store.Retained(); !slices.Equal(got, want) {
+		w.violate(step, InvRetained, fmt.Sprintf("the store retains %v, want %v", got, want), "")
+	}
+}
+
+// checkDiscarded checks that the snapshots the oracle's store dropped, where Flink owns them,
+// have no file left in their directories (a fault may have deleted some already).
+func (w *World) checkDiscarded(step int, removed []oracle.Snapshot) {
+	for _, s := range removed {
+		f, ok := w.facts[s.ID]
+		if !s.Discard || !ok {
+			continue
+		}
+		prefix := f.pointer + "/"
+		for p := range w.fs.files {
+			if strings.HasPrefix(p, prefix) {
+				w.violate(step, InvDiscarded, fmt.Sprintf("snapshot %d was subsumed, but its directory %s keeps files", s.ID, f.pointer), "")
+				break
+			}
+		}
+	}
+}
+
+// snapshotFiles lists the paths of a snapshot's _metadata (in directory dir) and of every state
+// file its metadata references.
+func snapshotFiles(dir string, md model.CheckpointMetadata) []string {
+	out := []string{dir + "/" + model.MetadataFileName}
+	for _, h := range checkpointFiles(&model.CompletedCheckpoint{Operators: md.Operators}) {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// checkNoClaimFiles checks, after every step, that every file of a snapshot restored in NO_CLAIM
+// mode still exists (Flink never deletes what it does not own: SPEC §H.1, §H.3), unless a fault
+// deleted it or damaged the snapshot. A snapshot is reported once.
+func (w *World) checkNoClaimFiles(step int) {
+	for _, dir := range slices.Sorted(maps.Keys(w.noClaim)) {
+		f := w.noClaim[dir]
+		if w.damagedCkpt[f.id] {
+			continue
+		}
+		for _, p := range f.files {
+			if _, ok := w.fs.files[p]; !ok && !w.faultDeleted[p] {
+				w.violate(step, InvNoClaimFiles, fmt.Sprintf("%s of snapshot %d, restored in NO_CLAIM mode, was deleted", p, f.id), "")
+				delete(w.noClaim, dir)
+				break
+			}
+		}
+	}
 }

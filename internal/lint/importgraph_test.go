@@ -107,6 +107,8 @@ func (g *graph) chain(from, to string) []string {
 //     whoever computed them.
 //  3. No package outside cmd/ depends on cmd/..., directly, transitively or from its tests: the
 //     commands are the top of the graph (library first).
+//  4. sim/oracle (the simulator's judge) does not depend on model, directly, transitively or from
+//     its tests: an oracle sharing the model's code would share its bugs.
 func (g *graph) violations() []string {
 	var out []string
 	paths := make([]string, 0, len(g.pkgs))
@@ -136,6 +138,25 @@ func (g *graph) violations() []string {
 					if c := g.chain(p, s); c != nil {
 						out = append(out, fmt.Sprintf("%s depends on %s (%s): plots must not depend on sim",
 							g.rel(p), g.rel(s), strings.Join(c, " -> ")))
+					}
+				}
+			}
+		}
+
+		if g.under(p, "sim/oracle") {
+			for _, s := range paths {
+				if g.under(s, "model") {
+					if c := g.chain(p, s); c != nil {
+						out = append(out, fmt.Sprintf("%s depends on %s (%s): the oracle must not depend on model",
+							g.rel(p), g.rel(s), strings.Join(c, " -> ")))
+					}
+				}
+			}
+			for k, imps := range all[1:] {
+				for _, imp := range imps {
+					if g.under(imp, "model") {
+						out = append(out, fmt.Sprintf("%s %s %s: the oracle must not depend on model",
+							g.rel(p), kinds[k+1], g.rel(imp)))
 					}
 				}
 			}
@@ -254,6 +275,9 @@ func TestImportGraphRules(t *testing.T) {
 	add("model/metadata", []string{"model", "internal/nonleaf"}, []string{"plots"})
 	add("sim", []string{"model"}, nil)
 	add("sim/sweep", []string{"sim"}, nil)
+	add("sim/oracle", []string{"internal/leaf"}, []string{"model"})
+	add("sim/oracle/deep", []string{"bridge2"}, nil)
+	add("bridge2", []string{"model/metadata"}, nil)
 	add("plots", []string{"model", "bridge"}, nil)
 	add("bridge", []string{"sim/sweep"}, nil)
 	add("scenarios", []string{"sim"}, []string{"cmd/simulate"})
@@ -266,6 +290,9 @@ func TestImportGraphRules(t *testing.T) {
 		"plots depends on sim (plots -> bridge -> sim/sweep -> sim): plots must not depend on sim",
 		"plots depends on sim/sweep (plots -> bridge -> sim/sweep): plots must not depend on sim",
 		"scenarios imports in its tests cmd/simulate: no library package may depend on cmd/",
+		"sim/oracle imports in its tests model: the oracle must not depend on model",
+		"sim/oracle/deep depends on model (sim/oracle/deep -> bridge2 -> model/metadata -> model): the oracle must not depend on model",
+		"sim/oracle/deep depends on model/metadata (sim/oracle/deep -> bridge2 -> model/metadata): the oracle must not depend on model",
 	}
 	got := g.violations()
 	if !slices.Equal(got, want) {

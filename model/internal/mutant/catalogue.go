@@ -21,4 +21,5 @@ var (
 	StatelessVertexRepartitioned = add("stateless-vertex-repartitioned", "AssignStates (1.18): a vertex whose matched operator states have no subtask entries (stateless) repartitioned, so its max-parallelism preconditions apply")
 	PlanBytesToStreamEnd         = add("plan-bytes-to-stream-end", "savepoint.PlanRestore: a key group's or operator-state entry's bytes run to the end of the handle's stream, not to the next larger offset")
 	PlanRefusalEndsPlan          = add("plan-refusal-ends-plan", "savepoint.PlanRestore: the first refusal is charged to every operator not yet judged, so no operator after it is planned")
+	JavaStringHashCodePoints     = add("java-string-hash-code-points", "JavaStringHash: String.hashCode over Unicode code points instead of UTF-16 code units, so a character outside the BMP counts once, not as its surrogate pair")
 )
