@@ -214,7 +214,7 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 1
 	}
-	fmt.Printf("mutants: the property suite (go test -tags mutants ./properties -run %q %s), the planner's tests (./model/savepoint) and the scenario files (./scenarios), once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", run, strings.Join(extra, " "))
+	fmt.Printf("mutants: the property suite (go test -tags mutants ./properties -run %q%s), the planner's tests (./model/savepoint) and the scenario files (./scenarios), once without a mutant, then once per mutant (RESTORESIM_MUTANT)\n", run, strings.TrimRight(" "+strings.Join(extra, " "), " "))
 	base, err := runSuites(suites, "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
