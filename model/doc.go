@@ -50,7 +50,8 @@
 //	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
 //	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
 //	LogicalPipelinedRegions             LogicalPipelinedRegionComputeUtil.computePipelinedRegions (DefaultLogicalTopology)
-//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative)
+//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative;
+//	                                    1.19+: computePrioritizedAlternatives for keyed state, FLINK-33341)
 //	PrioritizeOperatorSubtaskStateAlternatives PrioritizedOperatorSubtaskState.Builder(jobManagerState, alternativesByPriority).build
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
 //	TaskLocalStateStore                 TaskLocalStateStoreImpl (storeLocalState, retrieveLocalState, confirmCheckpoint,
@@ -104,6 +105,13 @@
 //     Coordinator.IgnoreUnclaimedState as allowNonRestoredState (false on every release).
 //   - §3 FLINK-38131 (2.2+): RepartitionOperatorState's "partially reported" broadcast test uses
 //     the parallelism instead of BitSet.size(); the assignment is the same, only the path differs.
+//   - §5.2 FLINK-33341 (1.19+): PrioritizeOperatorSubtaskState(Alternatives) and
+//     PrioritizeTaskRestore give keyed state the mixed alternative (each JobManager handle with a
+//     local handle of the same key-group range replaced by it, local handles first, then the
+//     rest in HashMap<KeyGroupRange> order; the JobManager's collection as the fallback) instead
+//     of 1.18's single-handle rule, and RocksDBRestore's rescaling path ranks local handles
+//     first, so a tie in ChooseInitialHandle goes to a local handle. Only the base DB changes,
+//     not the restored key groups.
 //   - §6 RestoreMode naming: RestoreMode.NamingIn gives the class, configuration key and CLI
 //     option of each version, and LEGACY's deprecation (1.19+, still accepted on master).
 //
@@ -126,11 +134,6 @@
 //     does not unmerge them, and the only behavioural effect is handle order within a subtask.
 //   - §2.9 FLINK-36001's side effect (2.0+ refuses to write metadata with an operator name or uid
 //     ""): the model's OperatorState has no name or uid (only model/metadata's File does).
-//   - §5.2 FLINK-33341 (1.19+, local handles first in the RocksDB rescaling restore):
-//     PrioritizeOperatorSubtaskState models 1.18's Builder (a local alternative only for a single
-//     handle with an equal range) for every version; the mixed alternative of 1.19+ (local
-//     handles, then the rest in HashMap<KeyGroupRange> order) changes only which handle becomes
-//     the base DB, not the restored content.
 //   - §5.3 ingest-DB restore (2.0+, opt-in, off by default): RocksDBRestore has no option for it;
 //     with defaults nothing changes.
 //   - §5.4 FLINK-39964 (CLAIM restore of a NATIVE savepoint, next incremental checkpoint
