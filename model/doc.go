@@ -136,10 +136,19 @@
 //     ""): the model's OperatorState has no name or uid (only model/metadata's File does).
 //   - §5.3 ingest-DB restore (2.0+, opt-in, off by default): RocksDBRestore has no option for it;
 //     with defaults nothing changes.
-//   - §5.4 FLINK-39964 (CLAIM restore of a NATIVE savepoint, next incremental checkpoint
-//     unrestorable; unfixed in every modelled release): the model does not resolve relative file
-//     handles against checkpoint directories, and the simulator's savepoints are canonical, so
-//     it cannot arise there; it is not reported as a known issue yet.
+//   - §5.4 FLINK-39964 (CLAIM restore of a NATIVE savepoint, the next incremental checkpoint
+//     unrestorable; no modelled release has the fix, master has it): the simulator takes only
+//     canonical savepoints (no NATIVE format, so no CLAIM of one whose SST files the next
+//     checkpoint reuses), and the model's StreamHandle keeps only the relative path of a
+//     RelativeFileStateHandle, not the directory the file is in, so neither the fixed writer
+//     (master: absolute FileStateHandle for a file outside the exclusive directory) nor the
+//     unfixed reader's wrong resolution can be expressed. Nor can `plan` tell from _metadata
+//     alone: Flink's own 1.20–2.2 migration-test checkpoints (flink-metadata/recent, *-rocksdb-
+//     checkpoint) carry relative shared-file handles (type 6) and restore, because their files
+//     do lie in the checkpoint directory; the hazard is only visible with the directory
+//     listing. Next step: NATIVE savepoints in the simulator (incremental handles written
+//     relative to the savepoint directory) and a Dir on relative StreamHandles; then report it
+//     as the known issue FLINK-39964 on 1.18–2.3 and refuse nothing on master.
 //   - §6 FLINK-36973 (master: `flink run -s` no longer overrides ignore-unclaimed-state and
 //     claim-mode from the configuration): the model has no CLI or configuration layer.
 //   - §2.1 example A (two checkpointed operators with different recorded max parallelisms,
