@@ -482,7 +482,7 @@ func TestZeroValuesAndNilsDoNotPanic(t *testing.T) {
 	if _, err := NewRefCountSharedStateRegistry().RegisterAll(ops); err != nil {
 		t.Errorf("typed nil handles (1.10.1): %v", err)
 	}
-	p := PrioritizeOperatorSubtaskState(&OperatorSubtaskState{ManagedKeyedState: typedNil[:1]}, &OperatorSubtaskState{ManagedKeyedState: typedNil[1:2]}, 1)
+	p := PrioritizeOperatorSubtaskState(Flink118, &OperatorSubtaskState{ManagedKeyedState: typedNil[:1]}, &OperatorSubtaskState{ManagedKeyedState: typedNil[1:2]}, 1)
 	if p.UsesLocal() {
 		t.Error("nil handles approved as local alternatives")
 	}

@@ -50,7 +50,8 @@
 //	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
 //	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
 //	LogicalPipelinedRegions             LogicalPipelinedRegionComputeUtil.computePipelinedRegions (DefaultLogicalTopology)
-//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative)
+//	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative;
+//	                                    1.19+: computePrioritizedAlternatives for keyed state, FLINK-33341)
 //	PrioritizeOperatorSubtaskStateAlternatives PrioritizedOperatorSubtaskState.Builder(jobManagerState, alternativesByPriority).build
 //	PrioritizeTaskRestore               TaskStateManagerImpl.prioritizedOperatorState
 //	TaskLocalStateStore                 TaskLocalStateStoreImpl (storeLocalState, retrieveLocalState, confirmCheckpoint,
@@ -104,6 +105,13 @@
 //     Coordinator.IgnoreUnclaimedState as allowNonRestoredState (false on every release).
 //   - §3 FLINK-38131 (2.2+): RepartitionOperatorState's "partially reported" broadcast test uses
 //     the parallelism instead of BitSet.size(); the assignment is the same, only the path differs.
+//   - §5.2 FLINK-33341 (1.19+): PrioritizeOperatorSubtaskState(Alternatives) and
+//     PrioritizeTaskRestore give keyed state the mixed alternative (each JobManager handle with a
+//     local handle of the same key-group range replaced by it, local handles first, then the
+//     rest in HashMap<KeyGroupRange> order; the JobManager's collection as the fallback) instead
+//     of 1.18's single-handle rule, and RocksDBRestore's rescaling path ranks local handles
+//     first, so a tie in ChooseInitialHandle goes to a local handle. Only the base DB changes,
+//     not the restored key groups.
 //   - §6 RestoreMode naming: RestoreMode.NamingIn gives the class, configuration key and CLI
 //     option of each version, and LEGACY's deprecation (1.19+, still accepted on master).
 //
@@ -126,17 +134,21 @@
 //     does not unmerge them, and the only behavioural effect is handle order within a subtask.
 //   - §2.9 FLINK-36001's side effect (2.0+ refuses to write metadata with an operator name or uid
 //     ""): the model's OperatorState has no name or uid (only model/metadata's File does).
-//   - §5.2 FLINK-33341 (1.19+, local handles first in the RocksDB rescaling restore):
-//     PrioritizeOperatorSubtaskState models 1.18's Builder (a local alternative only for a single
-//     handle with an equal range) for every version; the mixed alternative of 1.19+ (local
-//     handles, then the rest in HashMap<KeyGroupRange> order) changes only which handle becomes
-//     the base DB, not the restored content.
 //   - §5.3 ingest-DB restore (2.0+, opt-in, off by default): RocksDBRestore has no option for it;
 //     with defaults nothing changes.
-//   - §5.4 FLINK-39964 (CLAIM restore of a NATIVE savepoint, next incremental checkpoint
-//     unrestorable; unfixed in every modelled release): the model does not resolve relative file
-//     handles against checkpoint directories, and the simulator's savepoints are canonical, so
-//     it cannot arise there; it is not reported as a known issue yet.
+//   - §5.4 FLINK-39964 (CLAIM restore of a NATIVE savepoint, the next incremental checkpoint
+//     unrestorable; no modelled release has the fix, master has it): the simulator takes only
+//     canonical savepoints (no NATIVE format, so no CLAIM of one whose SST files the next
+//     checkpoint reuses), and the model's StreamHandle keeps only the relative path of a
+//     RelativeFileStateHandle, not the directory the file is in, so neither the fixed writer
+//     (master: absolute FileStateHandle for a file outside the exclusive directory) nor the
+//     unfixed reader's wrong resolution can be expressed. Nor can `plan` tell from _metadata
+//     alone: Flink's own 1.20–2.2 migration-test checkpoints (flink-metadata/recent, *-rocksdb-
+//     checkpoint) carry relative shared-file handles (type 6) and restore, because their files
+//     do lie in the checkpoint directory; the hazard is only visible with the directory
+//     listing. Next step: NATIVE savepoints in the simulator (incremental handles written
+//     relative to the savepoint directory) and a Dir on relative StreamHandles; then report it
+//     as the known issue FLINK-39964 on 1.18–2.3 and refuse nothing on master.
 //   - §6 FLINK-36973 (master: `flink run -s` no longer overrides ignore-unclaimed-state and
 //     claim-mode from the configuration): the model has no CLI or configuration layer.
 //   - §2.1 example A (two checkpointed operators with different recorded max parallelisms,

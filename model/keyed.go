@@ -448,7 +448,8 @@ func RocksDBRestore(v FlinkVersion, handles []KeyedStateHandle, target KeyGroupR
 //     has already cut these handles to the target).
 //
 // A handle of another kind, or nil, gives a *UnexpectedStateHandleTypeError, as Flink's restore
-// operations throw. Local incremental handles count as incremental handles.
+// operations throw. Local incremental handles count as incremental handles; from 1.19 on
+// (FLINK-33341) a rescaling restore ranks the local ones first (see chooseInitialLocalFirst).
 func RocksDBRestoreWithThreshold(v FlinkVersion, handles []KeyedStateHandle, target KeyGroupRange, overlapFractionThreshold float64) (RocksDBRestorePlan, error) {
 	plan := RocksDBRestorePlan{Initial: -1}
 	if len(handles) == 0 {
@@ -488,13 +489,40 @@ func RocksDBRestoreWithThreshold(v FlinkVersion, handles []KeyedStateHandle, tar
 		plan.Contributions[0] = normalizeRange(target)
 	default:
 		plan.Mode = RocksDBRestoreWithRescaling
-		plan.Initial = ChooseInitialHandle(v, handles, target, overlapFractionThreshold)
+		plan.Initial = chooseInitialLocalFirst(v, handles, target, overlapFractionThreshold)
 		for i, h := range handles {
 			plan.Contributions[i] = h.KeyGroupRange().Intersection(target)
 		}
 	}
 	plan.Holding = unionRanges(plan.Contributions)
 	return plan, nil
+}
+
+// chooseInitialLocalFirst is ChooseInitialHandle over the candidates in the order the rescaling
+// restore of v builds them: the handles as given up to 1.18; from 1.19 on (FLINK-33341, 1.19's
+// restoreWithRescaling, 1.20+'s makeAllStateHandlesLocal) the local handles in order, then the
+// remote (downloaded) ones in order, so that a tie goes to a local handle. It returns an index
+// into handles.
+func chooseInitialLocalFirst(v FlinkVersion, handles []KeyedStateHandle, target KeyGroupRange, overlapFractionThreshold float64) int {
+	if !v.AtLeast(Flink119) {
+		return ChooseInitialHandle(v, handles, target, overlapFractionThreshold)
+	}
+	order := make([]int, 0, len(handles))
+	for _, local := range []bool{true, false} {
+		for i, h := range handles {
+			if inc, ok := h.(*IncrementalKeyedStateHandle); ok && inc.Local == local {
+				order = append(order, i)
+			}
+		}
+	}
+	candidates := make([]KeyedStateHandle, len(order))
+	for j, i := range order {
+		candidates[j] = handles[i]
+	}
+	if best := ChooseInitialHandle(v, candidates, target, overlapFractionThreshold); best >= 0 {
+		return order[best]
+	}
+	return -1
 }
 
 func normalizeRange(r KeyGroupRange) KeyGroupRange {

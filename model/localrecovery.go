@@ -9,7 +9,7 @@ import (
 
 // Local recovery (SPEC §J.2): which copies of its state a restored task tries, in which order
 // (Flink 1.18's TaskStateManagerImpl.prioritizedOperatorState and
-// PrioritizedOperatorSubtaskState.Builder).
+// PrioritizedOperatorSubtaskState.Builder; 1.19+'s mixed keyed alternative, SPEC-VERSIONS.md §5.2).
 
 // PrioritizedOperatorSubtaskState models PrioritizedOperatorSubtaskState: for each state kind,
 // the alternatives a backend tries in order. Each list ends with the JobManager's state (the
@@ -34,18 +34,21 @@ func (p *PrioritizedOperatorSubtaskState) UsesLocal() bool {
 		len(p.RawOperator) > 1 || len(p.InputChannel) > 1 || len(p.ResultSubpartition) > 1
 }
 
-// PrioritizeOperatorSubtaskState models PrioritizedOperatorSubtaskState.Builder.build (1.18) with
-// the JobManager's assigned state jm and the TaskManager's local copy (nil when there is none).
-// For each kind, the local alternative is used only if the JobManager's collection has state and
-// exactly one handle, and the local one too, and they match: the same key-group range (keyed
-// state), the same name → (mode, offsets) map (operator state), the same channel (channel state;
-// the model identifies a channel by its subtask index).
-func PrioritizeOperatorSubtaskState(jm, local *OperatorSubtaskState, checkpointID int64) PrioritizedOperatorSubtaskState {
+// PrioritizeOperatorSubtaskState models PrioritizedOperatorSubtaskState.Builder.build of version
+// v with the JobManager's assigned state jm and the TaskManager's local copy (nil when there is
+// none). In 1.18 (and 1.10.1), for each kind, the local alternative is used only if the
+// JobManager's collection has state and exactly one handle, and the local one too, and they
+// match: the same key-group range (keyed state), the same name → (mode, offsets) map (operator
+// state), the same channel (channel state; the model identifies a channel by its subtask
+// index). From 1.19 on (FLINK-33341) keyed state instead gets a mixed alternative: every
+// JobManager handle with a local handle of the same key-group range is replaced by it, local
+// handles first (see PrioritizeOperatorSubtaskStateAlternatives).
+func PrioritizeOperatorSubtaskState(v FlinkVersion, jm, local *OperatorSubtaskState, checkpointID int64) PrioritizedOperatorSubtaskState {
 	var alternatives []*OperatorSubtaskState
 	if local != nil {
 		alternatives = []*OperatorSubtaskState{local}
 	}
-	return PrioritizeOperatorSubtaskStateAlternatives(jm, alternatives, checkpointID)
+	return PrioritizeOperatorSubtaskStateAlternatives(v, jm, alternatives, checkpointID)
 }
 
 // keyedHasState models StateObjectCollection.hasState for keyed handles: some handle is non-nil.
@@ -95,8 +98,9 @@ type PrioritizedOperatorState struct {
 // restore information and nothing is returned — Flink gives each operator emptyNotRestored);
 // local is the copy the slot's TaskManager holds (nil when none). The local copy counts only if
 // it is of the restored checkpoint (TaskLocalStateStore.retrieveLocalState(checkpointId)) and
-// holds an entry for the operator. Operators are returned in the restore object's order.
-func PrioritizeTaskRestore(restore *TaskRestore, local *TaskLocalSnapshot) []PrioritizedOperatorState {
+// holds an entry for the operator. Operators are returned in the restore object's order. v is
+// the Flink version whose PrioritizedOperatorSubtaskState.Builder applies (FLINK-33341, 1.19+).
+func PrioritizeTaskRestore(v FlinkVersion, restore *TaskRestore, local *TaskLocalSnapshot) []PrioritizedOperatorState {
 	if restore == nil {
 		return nil
 	}
@@ -116,7 +120,7 @@ func PrioritizeTaskRestore(restore *TaskRestore, local *TaskLocalSnapshot) []Pri
 			}
 		}
 		out = append(out, PrioritizedOperatorState{OperatorID: op.OperatorID,
-			State: PrioritizeOperatorSubtaskState(&op.State, alt, restore.CheckpointID)})
+			State: PrioritizeOperatorSubtaskState(v, &op.State, alt, restore.CheckpointID)})
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func TestPrioritizeOperatorSubtaskState(t *testing.T) {
 	}
 
 	t.Run("same slot, unchanged parallelism: local first, then remote", func(t *testing.T) {
-		got := PrioritizeOperatorSubtaskState(jm, sameSlot, 7)
+		got := PrioritizeOperatorSubtaskState(Flink118, jm, sameSlot, 7)
 		want := PrioritizedOperatorSubtaskState{
 			ManagedKeyed:         [][]KeyedStateHandle{{localKeyed}, {remoteKeyed}},
 			RawKeyed:             [][]KeyedStateHandle{nil},
@@ -61,7 +61,7 @@ func TestPrioritizeOperatorSubtaskState(t *testing.T) {
 
 	t.Run("rescaled: several (cut) handles from the JobManager → remote only", func(t *testing.T) {
 		rescaled := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{kgHandle("r1", 0, 31), kgHandle("r2", 32, 63)}}
-		got := PrioritizeOperatorSubtaskState(rescaled, sameSlot, 7)
+		got := PrioritizeOperatorSubtaskState(Flink118, rescaled, sameSlot, 7)
 		if len(got.ManagedKeyed) != 1 || got.UsesLocal() {
 			t.Errorf("ManagedKeyed alternatives = %d, UsesLocal %v; want remote only", len(got.ManagedKeyed), got.UsesLocal())
 		}
@@ -71,20 +71,20 @@ func TestPrioritizeOperatorSubtaskState(t *testing.T) {
 		// Scale-in 2 → 1: the new subtask gets [0,31] and [32,63]; the slot still holds [0,31].
 		twoRemote := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{kgHandle("r1", 0, 31), kgHandle("r2", 32, 63)}}
 		oldLocal := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{kgHandle("l1", 0, 31)}}
-		if got := PrioritizeOperatorSubtaskState(twoRemote, oldLocal, 7); got.UsesLocal() {
+		if got := PrioritizeOperatorSubtaskState(Flink118, twoRemote, oldLocal, 7); got.UsesLocal() {
 			t.Errorf("used the local copy beside two JobManager handles: %+v", got.ManagedKeyed)
 		}
 	})
 
 	t.Run("rescaled: one handle with another key-group range → remote only", func(t *testing.T) {
 		cut := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{kgHandle("remote/kg", 0, 31)}}
-		if got := PrioritizeOperatorSubtaskState(cut, sameSlot, 7); got.UsesLocal() {
+		if got := PrioritizeOperatorSubtaskState(Flink118, cut, sameSlot, 7); got.UsesLocal() {
 			t.Errorf("range [0,31] against local [0,63] used the local copy: %+v", got.ManagedKeyed)
 		}
 	})
 
 	t.Run("missing local copy → remote only", func(t *testing.T) {
-		got := PrioritizeOperatorSubtaskState(jm, nil, 7)
+		got := PrioritizeOperatorSubtaskState(Flink118, jm, nil, 7)
 		if got.UsesLocal() || len(got.ManagedKeyed) != 1 || got.ManagedKeyed[0][0] != KeyedStateHandle(remoteKeyed) {
 			t.Errorf("got %+v, want the JobManager state only", got)
 		}
@@ -95,7 +95,7 @@ func TestPrioritizeOperatorSubtaskState(t *testing.T) {
 			ManagedKeyedState:    []KeyedStateHandle{localKeyed},
 			ManagedOperatorState: []OperatorStateHandle{opHandle("local/op", listA, NamedOperatorState{Name: "b", Mode: Union, Offsets: []int64{17}})},
 		}
-		got := PrioritizeOperatorSubtaskState(jm, other, 7)
+		got := PrioritizeOperatorSubtaskState(Flink118, jm, other, 7)
 		if len(got.ManagedOperator) != 1 || len(got.ManagedKeyed) != 2 {
 			t.Errorf("operator alternatives %d (want 1), keyed %d (want 2)", len(got.ManagedOperator), len(got.ManagedKeyed))
 		}
@@ -103,7 +103,7 @@ func TestPrioritizeOperatorSubtaskState(t *testing.T) {
 
 	t.Run("local copy with two handles → remote", func(t *testing.T) {
 		two := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{localKeyed, kgHandle("x", 0, 63)}}
-		if got := PrioritizeOperatorSubtaskState(jm, two, 7); len(got.ManagedKeyed) != 1 {
+		if got := PrioritizeOperatorSubtaskState(Flink118, jm, two, 7); len(got.ManagedKeyed) != 1 {
 			t.Errorf("keyed alternatives = %d, want 1", len(got.ManagedKeyed))
 		}
 	})
@@ -127,15 +127,15 @@ func TestPrioritizeTaskRestore(t *testing.T) {
 		}
 		return out
 	}
-	if diff := cmp.Diff([]bool{true, false}, usesLocal(PrioritizeTaskRestore(restore, localCopy))); diff != "" {
+	if diff := cmp.Diff([]bool{true, false}, usesLocal(PrioritizeTaskRestore(Flink118, restore, localCopy))); diff != "" {
 		t.Errorf("local copy of the restored checkpoint (-want +got):\n%s", diff)
 	}
 	stale := *localCopy
 	stale.CheckpointID = 3
-	if diff := cmp.Diff([]bool{false, false}, usesLocal(PrioritizeTaskRestore(restore, &stale))); diff != "" {
+	if diff := cmp.Diff([]bool{false, false}, usesLocal(PrioritizeTaskRestore(Flink118, restore, &stale))); diff != "" {
 		t.Errorf("local copy of another checkpoint (-want +got):\n%s", diff)
 	}
-	if got := PrioritizeTaskRestore(nil, localCopy); got != nil {
+	if got := PrioritizeTaskRestore(Flink118, nil, localCopy); got != nil {
 		t.Errorf("no restore object: got %v, want nothing", got)
 	}
 }
@@ -143,7 +143,7 @@ func TestPrioritizeTaskRestore(t *testing.T) {
 func ExamplePrioritizeOperatorSubtaskState() {
 	jm := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{kgHandle("dfs/chk-4/kg", 0, 63)}}
 	local := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{kgHandle("tm-local/chk-4/kg", 0, 63)}}
-	p := PrioritizeOperatorSubtaskState(jm, local, 4)
+	p := PrioritizeOperatorSubtaskState(Flink118, jm, local, 4)
 	for _, alt := range p.ManagedKeyed {
 		fmt.Println(alt[0].(*KeyGroupsStateHandle).Delegate.Path)
 	}

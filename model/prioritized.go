@@ -1,14 +1,22 @@
 package model
 
+import "github.com/restoresim/restoresim/model/internal/javamap"
+
 // PrioritizeOperatorSubtaskStateAlternatives models PrioritizedOperatorSubtaskState.Builder(
-// jobManagerState, alternativesByPriority, restoredCheckpointId).build() (1.18) with any number
-// of alternatives (a TaskManager offers one, the task-local copy; Flink's test offers two): for
-// each state kind, the alternatives that have state, exactly one handle, and match the
-// JobManager's single handle (PrioritizeOperatorSubtaskState lists the rules), in priority order,
-// followed by the JobManager's collection; just the JobManager's collection when it has no state
-// or more than one handle. Nil alternatives are skipped, as Flink skips null subtask states; a
-// nil jm is an empty state. The returned collections are the inputs' slices, not copies.
-func PrioritizeOperatorSubtaskStateAlternatives(jm *OperatorSubtaskState, alternativesByPriority []*OperatorSubtaskState, checkpointID int64) PrioritizedOperatorSubtaskState {
+// jobManagerState, alternativesByPriority, restoredCheckpointId).build() of version v with any
+// number of alternatives (a TaskManager offers one, the task-local copy; Flink's test offers
+// two). Nil alternatives are skipped, as Flink skips null subtask states; a nil jm is an empty
+// state. The returned collections are the inputs' slices, not copies, except 1.19+'s mixed
+// keyed alternative.
+//
+// 1.18 and 1.10.1 (resolvePrioritizedAlternatives, every kind): the alternatives that have
+// state, exactly one handle, and match the JobManager's single handle (PrioritizeOperatorSubtaskState
+// lists the rules), in priority order, followed by the JobManager's collection; just the
+// JobManager's collection when it has no state or more than one handle.
+//
+// 1.19+ (FLINK-33341, SPEC-VERSIONS.md §5.2): operator and channel state as 1.18; managed and raw
+// keyed state through computePrioritizedAlternatives, see mixedKeyedAlternative.
+func PrioritizeOperatorSubtaskStateAlternatives(v FlinkVersion, jm *OperatorSubtaskState, alternativesByPriority []*OperatorSubtaskState, checkpointID int64) PrioritizedOperatorSubtaskState {
 	if jm == nil {
 		jm = &OperatorSubtaskState{}
 	}
@@ -30,9 +38,15 @@ func PrioritizeOperatorSubtaskStateAlternatives(jm *OperatorSubtaskState, altern
 		return !isNilKeyed(a) && !isNilKeyed(b) && a.KeyGroupRange() == b.KeyGroupRange()
 	}
 	sameChannel := func(a, b ChannelStateHandle) bool { return a.SubtaskIndex == b.SubtaskIndex }
+	keyed := func(jm []KeyedStateHandle, alts [][]KeyedStateHandle) [][]KeyedStateHandle {
+		if v.AtLeast(Flink119) {
+			return computePrioritizedAlternatives(jm, alts)
+		}
+		return resolvePrioritizedAlternatives(jm, alts, keyedHasState, sameRange)
+	}
 	return PrioritizedOperatorSubtaskState{
-		ManagedKeyed:         resolvePrioritizedAlternatives(jm.ManagedKeyedState, managedKeyed, keyedHasState, sameRange),
-		RawKeyed:             resolvePrioritizedAlternatives(jm.RawKeyedState, rawKeyed, keyedHasState, sameRange),
+		ManagedKeyed:         keyed(jm.ManagedKeyedState, managedKeyed),
+		RawKeyed:             keyed(jm.RawKeyedState, rawKeyed),
 		ManagedOperator:      resolvePrioritizedAlternatives(jm.ManagedOperatorState, managedOp, anyState[OperatorStateHandle], sameNameToOffsets),
 		RawOperator:          resolvePrioritizedAlternatives(jm.RawOperatorState, rawOp, anyState[OperatorStateHandle], sameNameToOffsets),
 		InputChannel:         resolvePrioritizedAlternatives(jm.InputChannelState, inputChannel, anyState[ChannelStateHandle], sameChannel),
@@ -54,4 +68,68 @@ func resolvePrioritizedAlternatives[T any](jm []T, alternatives [][]T, hasState 
 		}
 	}
 	return append(approved, jm)
+}
+
+// keyGroupRangeClass is KeyGroupRange as a HashMap key: KeyGroupRange.hashCode (31·start + end)
+// and equals; it is not Comparable.
+var keyGroupRangeClass = javamap.Class[KeyGroupRange]{HashCode: func(r KeyGroupRange) int32 {
+	return int32(31)*int32(r.Start) + int32(r.End)
+}}
+
+// computePrioritizedAlternatives models 1.19+'s Builder.computePrioritizedAlternatives for
+// keyed state (FLINK-33341, identity KeyedStateHandle::getKeyGroupRange): when there are
+// alternatives and the JobManager's collection has state, tryComputeMixedLocalAndRemoteAlternative
+// indexes the JobManager's handles by key-group range in a new HashMap (Collectors.toMap), then
+// walks the alternatives by priority, each handle in order, and takes every handle whose range is
+// still in the index (removing it); if it took any, the mixed alternative is those handles
+// followed by the JobManager handles left in the index, in HashMap.values() order, and the
+// result is [mixed, JobManager]. Otherwise, and without alternatives or state, [JobManager].
+//
+// Where Flink's toMap would throw (a nil handle: NullPointerException; two handles with one
+// range: IllegalStateException "Duplicate key"), which no assignment produces, the model offers
+// the JobManager's collection alone. The HashMap order after removals is modelled as the order of
+// the full map without the removed keys, which is exact unless a bucket held a tree bin (at least
+// 8 ranges with one bucket index in a table of 64 or more buckets).
+func computePrioritizedAlternatives(jm []KeyedStateHandle, alternatives [][]KeyedStateHandle) [][]KeyedStateHandle {
+	if len(alternatives) == 0 || !keyedHasState(jm) {
+		return [][]KeyedStateHandle{jm}
+	}
+	// Collectors.toMap(identity, Function.identity()) into HashMap::new: putIfAbsent (JDK 9+),
+	// which links and resizes as put does.
+	index := javamap.New(keyGroupRangeClass)
+	for _, h := range jm {
+		if isNilKeyed(h) {
+			return [][]KeyedStateHandle{jm}
+		}
+		if _, added := index.Put(h.KeyGroupRange()); !added {
+			return [][]KeyedStateHandle{jm}
+		}
+	}
+	removed := make([]bool, len(jm))
+	left := len(jm)
+	var mixed []KeyedStateHandle
+	for _, alt := range alternatives {
+		for _, h := range alt {
+			if isNilKeyed(h) || left == 0 {
+				continue
+			}
+			for i, j := range jm {
+				if !removed[i] && j.KeyGroupRange() == h.KeyGroupRange() {
+					removed[i] = true
+					left--
+					mixed = append(mixed, h)
+					break
+				}
+			}
+		}
+	}
+	if len(mixed) == 0 {
+		return [][]KeyedStateHandle{jm}
+	}
+	for _, i := range index.Order() {
+		if !removed[i] {
+			mixed = append(mixed, jm[i])
+		}
+	}
+	return [][]KeyedStateHandle{mixed, jm}
 }

@@ -158,7 +158,7 @@ func TestPrioritizedOperatorSubtaskStateTest_testPrioritization(t *testing.T) {
 			valid = append(valid, primaryAndFallback)
 			onlyPrimary := []*OperatorSubtaskState{primaryAndFallback}
 
-			got := PrioritizeOperatorSubtaskStateAlternatives(primaryAndFallback,
+			got := PrioritizeOperatorSubtaskStateAlternatives(Flink118, primaryAndFallback,
 				[]*OperatorSubtaskState{bestAlternative, secondBestAlternative}, 7)
 
 			expected := func(n int) []*OperatorSubtaskState {
@@ -186,8 +186,8 @@ func TestPrioritizedOperatorSubtaskStateTest_testPrioritization(t *testing.T) {
 			if !got.Restored || got.RestoredCheckpointID != 7 {
 				t.Errorf("%s: restored %v checkpoint %d, want 7", where, got.Restored, got.RestoredCheckpointID)
 			}
-			single := PrioritizeOperatorSubtaskState(primaryAndFallback, bestAlternative, 7)
-			wantSingle := PrioritizeOperatorSubtaskStateAlternatives(primaryAndFallback, []*OperatorSubtaskState{bestAlternative}, 7)
+			single := PrioritizeOperatorSubtaskState(Flink118, primaryAndFallback, bestAlternative, 7)
+			wantSingle := PrioritizeOperatorSubtaskStateAlternatives(Flink118, primaryAndFallback, []*OperatorSubtaskState{bestAlternative}, 7)
 			if !checkRepresentSameOrder(single.ManagedKeyed, wantSingle.ManagedKeyed) || !checkRepresentSameOrder(single.ManagedOperator, wantSingle.ManagedOperator) ||
 				!checkRepresentSameOrder(single.RawKeyed, wantSingle.RawKeyed) || !checkRepresentSameOrder(single.RawOperator, wantSingle.RawOperator) {
 				t.Errorf("%s: PrioritizeOperatorSubtaskState with the first alternative differs from the builder with it alone", where)
@@ -203,4 +203,87 @@ func pick[T any](states []*OperatorSubtaskState, kind func(*OperatorSubtaskState
 		out[i] = kind(s)
 	}
 	return out
+}
+
+// TestFLINK33341Example is SPEC-VERSIONS.md §5.2's example: max parallelism 96, old p=2 (H0 =
+// [0..47], H1 = [48..95]), new p=3; new subtask 1 (target [32..63]) gets both handles, which tie
+// (16 key groups, fraction 16/48), and holds H1 locally. 1.18 offers the JobManager's two handles
+// alone (a local alternative only replaces a single handle), so H0 is the base DB; 1.19+ offers
+// [H1 (local), H0] first, so H1 is. The key groups restored are the same.
+func TestFLINK33341Example(t *testing.T) {
+	h0, h1 := inc("h0", 0, 47), inc("h1", 48, 95)
+	local1 := inc("h1-local", 48, 95)
+	local1.Local = true
+	target := KeyGroupRange{Start: 32, End: 63}
+	jm := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{h0, h1}}
+	local := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{local1}}
+	for _, v := range FlinkVersions() {
+		p := PrioritizeOperatorSubtaskState(v, jm, local, 7)
+		first := p.ManagedKeyed[0]
+		plan, err := RocksDBRestore(v, first, target)
+		if err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		var base *IncrementalKeyedStateHandle // 1.10.1 opens none: a fraction of 1/3 is below its 0.75
+		if plan.Initial >= 0 {
+			base = first[plan.Initial].(*IncrementalKeyedStateHandle)
+		}
+		if v.AtLeast(Flink119) {
+			if len(p.ManagedKeyed) != 2 || !slices.Equal(first, []KeyedStateHandle{local1, h0}) || !slices.Equal(p.ManagedKeyed[1], jm.ManagedKeyedState) {
+				t.Errorf("%v: alternatives %v, want [[h1-local h0] [h0 h1]]", v, p.ManagedKeyed)
+			}
+			if base != local1 {
+				t.Errorf("%v: base DB %s, want h1-local", v, base.BackendID)
+			}
+		} else {
+			if len(p.ManagedKeyed) != 1 || !slices.Equal(first, jm.ManagedKeyedState) {
+				t.Errorf("%v: alternatives %v, want the JobManager's alone", v, p.ManagedKeyed)
+			}
+			if want := map[FlinkVersion]*IncrementalKeyedStateHandle{Flink118: h0}[v]; base != want {
+				t.Errorf("%v: base DB %v, want %v", v, base, want)
+			}
+		}
+		if !slices.Equal(plan.Holding, []KeyGroupRange{target}) {
+			t.Errorf("%v: holds %v", v, plan.Holding)
+		}
+		// The backend itself ranks local handles first from 1.19 on, whatever the list's order.
+		want := map[bool]int{false: 0, true: 1}[v.AtLeast(Flink119)]
+		if v == Flink1101 {
+			want = -1
+		}
+		if plan, _ := RocksDBRestore(v, []KeyedStateHandle{h0, local1}, target); plan.Initial != want {
+			t.Errorf("%v: [h0, h1-local]: base %d, want %d", v, plan.Initial, want)
+		}
+	}
+}
+
+// TestComputePrioritizedAlternatives covers 1.19+'s mixed alternative: remote handles left over
+// come in HashMap<KeyGroupRange> order (31·start + end, spread, 16 buckets), handles of a
+// later-priority alternative fill in what an earlier one lacks, a local copy matching nothing
+// and an empty JobManager collection give the JobManager's alone, and a single matching handle
+// gives the same result as 1.18.
+func TestComputePrioritizedAlternatives(t *testing.T) {
+	// Ranges [0..0] (hash 0, bucket 0), [1..1] (32, bucket 0), [2..3] (65, bucket 1), [4..4] (128, bucket 0).
+	a, b, c, d := inc("a", 0, 0), inc("b", 1, 1), inc("c", 2, 3), inc("d", 4, 4)
+	jm := []KeyedStateHandle{c, a, d, b}
+	lb := inc("b-local", 1, 1)
+	lc := inc("c-local", 2, 3)
+	got := computePrioritizedAlternatives(jm, [][]KeyedStateHandle{{lb}, {inc("x", 9, 9), lc, inc("b-other", 1, 1)}})
+	if want := [][]KeyedStateHandle{{lb, lc, a, d}, jm}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("mixed %v, want %v", got, want)
+	}
+	for _, alts := range [][][]KeyedStateHandle{nil, {{inc("x", 9, 9)}}, {{}}} {
+		if got := computePrioritizedAlternatives(jm, alts); len(got) != 1 || !slices.Equal(got[0], jm) {
+			t.Errorf("alternatives %v: %v, want the JobManager's alone", alts, got)
+		}
+	}
+	if got := computePrioritizedAlternatives(nil, [][]KeyedStateHandle{{lb}}); len(got) != 1 || got[0] != nil {
+		t.Errorf("no JobManager state: %v", got)
+	}
+	single := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{b}}
+	loc := &OperatorSubtaskState{ManagedKeyedState: []KeyedStateHandle{lb}}
+	old, new := PrioritizeOperatorSubtaskState(Flink118, single, loc, 1), PrioritizeOperatorSubtaskState(Flink119, single, loc, 1)
+	if !slices.EqualFunc(old.ManagedKeyed, new.ManagedKeyed, slices.Equal) {
+		t.Errorf("single handle: 1.18 %v, 1.19 %v", old.ManagedKeyed, new.ManagedKeyed)
+	}
 }

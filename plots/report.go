@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
 // The text forms of the analytics, as 'simulate skew' and 'simulate advise' print them. Every
@@ -147,7 +149,9 @@ func plural(n int64) string {
 // WriteAdviseCSV writes the ranked candidates as CSV with the header
 // rank,max_parallelism,step,worst_max_over_mean,worst_parallelism,balanced_parallelisms,
 // mean_max_over_mean,key_groups_per_subtask_at_n,rocksdb_prefix_bytes, followed by
-// sample_worst_max_over_mean,sample_worst_parallelism when opts has Keys.
+// sample_worst_max_over_mean,sample_worst_parallelism when opts has Keys, and by
+// worst_target,moved_targets,highest_parallelism when opts has Autoscaler (worst_parallelism and
+// balanced_parallelisms are then about the autoscaler's picks).
 func WriteAdviseCSV(w io.Writer, cands []Candidate, opts AdviseOptions) error {
 	var b bytes.Buffer
 	sample := opts.Keys != nil
@@ -155,12 +159,18 @@ func WriteAdviseCSV(w io.Writer, cands []Candidate, opts AdviseOptions) error {
 	if sample {
 		head += ",sample_worst_max_over_mean,sample_worst_parallelism"
 	}
+	if opts.Autoscaler != 0 {
+		head += ",worst_target,moved_targets,highest_parallelism"
+	}
 	fmt.Fprintln(&b, head)
 	for i, c := range cands {
 		fmt.Fprintf(&b, "%d,%d,%d,%s,%d,%d,%s,%s,%d", i+1, c.MaxParallelism, c.Step, ffmt(c.Worst.MaxOverMean), c.Worst.Parallelism,
 			c.Balanced, ffmt(c.MeanMaxOverMean), ffmt(c.KeyGroupsPerSubtaskAtN), c.RocksDBPrefixBytes)
 		if sample {
 			fmt.Fprintf(&b, ",%s,%d", ffmt(c.Sample.MaxOverMean), c.Sample.Parallelism)
+		}
+		if opts.Autoscaler != 0 {
+			fmt.Fprintf(&b, ",%d,%d,%d", c.WorstTarget, c.Moved, c.HighestPick)
 		}
 		fmt.Fprintln(&b)
 	}
@@ -172,11 +182,16 @@ func WriteAdviseCSV(w io.Writer, cands []Candidate, opts AdviseOptions) error {
 // tolerance step each is within, its worst case and where, the balanced parallelisms, the
 // mean, M/N and the RocksDB prefix bytes; the sample's worst record skew with Keys), the
 // candidates dropped below N, the per-key-group overhead, and the recommendation: why the
-// first candidate is first.
+// first candidate is first. With Autoscaler the table adds, per candidate, the target of the
+// worst pick, the targets moved and the highest pick.
 func WriteAdviseReport(w io.Writer, cands []Candidate, opts AdviseOptions) error {
 	var b bytes.Buffer
 	n := opts.MaxExpectedParallelism
-	if opts.MinExpectedParallelism > 1 {
+	if opts.Autoscaler != 0 {
+		lo := max(1, opts.MinExpectedParallelism)
+		fmt.Fprintf(&b, "operator %s autoscaler (keyed vertex, %s, limits %d..%d, scaled from p=%d): worst max/mean key groups per subtask at the parallelisms it picks for targets %s",
+			opts.Autoscaler, adviseMode(opts.Autoscaler), lo, n, opts.current(lo), adviseRange(opts))
+	} else if opts.MinExpectedParallelism > 1 {
 		fmt.Fprintf(&b, "expected parallelism L=%d..N=%d: worst max/mean key groups per subtask over p=%s", opts.MinExpectedParallelism, n, adviseRange(opts))
 	} else {
 		fmt.Fprintf(&b, "max expected parallelism N=%d: worst max/mean key groups per subtask over p=%s", n, adviseRange(opts))
@@ -191,6 +206,9 @@ func WriteAdviseReport(w io.Writer, cands []Candidate, opts AdviseOptions) error
 	if opts.Keys != nil {
 		head += "sample worst\tat p\t"
 	}
+	if opts.Autoscaler != 0 {
+		head += "for target\tmoved\thighest p\t"
+	}
 	fmt.Fprintln(tw, head)
 	for i, c := range cands {
 		within := "-"
@@ -201,6 +219,9 @@ func WriteAdviseReport(w io.Writer, cands []Candidate, opts AdviseOptions) error
 			c.Balanced, ffmt(c.MeanMaxOverMean), strconv.FormatFloat(c.KeyGroupsPerSubtaskAtN, 'f', 1, 64), c.RocksDBPrefixBytes)
 		if c.Sample != nil {
 			fmt.Fprintf(tw, "%s\t%d\t", ffmt(c.Sample.MaxOverMean), c.Sample.Parallelism)
+		}
+		if opts.Autoscaler != 0 {
+			fmt.Fprintf(tw, "%d\t%d\t%d\t", c.WorstTarget, c.Moved, c.HighestPick)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -221,6 +242,9 @@ func WriteAdviseReport(w io.Writer, cands []Candidate, opts AdviseOptions) error
 		}
 		fmt.Fprintf(&b, "sample: %d records, %d distinct keys; its worst record skew is mostly key skew when it is far above the key-group worst\n", records, len(opts.Keys))
 	}
+	if opts.Autoscaler != 0 {
+		fmt.Fprintf(&b, "autoscaler: 'at p' is the parallelism picked for 'for target', 'moved' counts the targets %s picked differently, 'highest p' is the most subtasks any target gets (see 'simulate autoscale')\n", adviseRange(opts))
+	}
 	fmt.Fprintln(&b, recommendation(cands, opts))
 	return writeAll(w, &b)
 }
@@ -231,22 +255,59 @@ func adviseRange(opts AdviseOptions) string {
 }
 
 // recommendation explains the first choice: lowest worst case, or the smallest M within the
-// same tolerance step as the lowest.
+// same tolerance step as the lowest; with Autoscaler, also how the picks move the targets.
 func recommendation(cands []Candidate, opts AdviseOptions) string {
 	rng := adviseRange(opts)
 	first, lowest := cands[0], Lowest(cands)
+	over, every := "over p="+rng, "every parallelism "+rng
+	if opts.Autoscaler != 0 {
+		over, every = "over the parallelisms picked for targets "+rng, "every parallelism picked for targets "+rng
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "recommendation: M=%d because ", first.MaxParallelism)
 	switch {
 	case first.Worst.MaxOverMean == 1:
-		fmt.Fprintf(&b, "every parallelism %s divides it, so every subtask always gets the same number of key groups (max/mean 1.000000), and no smaller candidate does", rng)
+		fmt.Fprintf(&b, "%s divides it, so every subtask always gets the same number of key groups (max/mean 1.000000), and no smaller candidate does", every)
+		if opts.Autoscaler != 0 {
+			return b.String() + autoscalerNote(cands, opts)
+		}
 	case lowest.MaxParallelism == first.MaxParallelism:
-		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=%s is %s (at p=%d), the lowest of all candidates", rng, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism)
+		fmt.Fprintf(&b, "its worst max/mean key groups per subtask %s is %s (at p=%d), the lowest of all candidates", over, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism)
 	default:
-		fmt.Fprintf(&b, "its worst max/mean key groups per subtask over p=%s is %s (at p=%d), in the same %s step as the lowest (M=%d: %s), with %s× fewer key groups to pay overhead for",
-			rng, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism, strconv.FormatFloat(opts.Tolerance, 'f', -1, 64),
+		fmt.Fprintf(&b, "its worst max/mean key groups per subtask %s is %s (at p=%d), in the same %s step as the lowest (M=%d: %s), with %s× fewer key groups to pay overhead for",
+			over, ffmt(first.Worst.MaxOverMean), first.Worst.Parallelism, strconv.FormatFloat(opts.Tolerance, 'f', -1, 64),
 			lowest.MaxParallelism, ffmt(lowest.Worst.MaxOverMean), strconv.FormatFloat(float64(lowest.MaxParallelism)/float64(first.MaxParallelism), 'f', 1, 64))
+	}
+	if opts.Autoscaler != 0 {
+		return b.String() + fmt.Sprintf("; %d of the picks divide it evenly", first.Balanced) + autoscalerNote(cands, opts)
 	}
 	fmt.Fprintf(&b, "; %d of the parallelisms %s divide it evenly", first.Balanced, rng)
 	return b.String()
+}
+
+// autoscalerNote is the end of the recommendation with Autoscaler: how many targets the first
+// candidate moves and, if its picks never reach N, the first candidate whose picks do.
+func autoscalerNote(cands []Candidate, opts AdviseOptions) string {
+	n, lo := opts.MaxExpectedParallelism, max(1, opts.MinExpectedParallelism)
+	first := cands[0]
+	s := fmt.Sprintf("; the autoscaler moves %d of the %d targets, the highest pick is p=%d", first.Moved, n-lo+1, first.HighestPick)
+	if first.HighestPick >= n {
+		return s
+	}
+	s += fmt.Sprintf(", so the job never runs at N=%d", n)
+	for _, c := range cands {
+		if c.HighestPick >= n {
+			return s + fmt.Sprintf(" (the first candidate whose picks reach N is M=%d)", c.MaxParallelism)
+		}
+	}
+	return s + " (under no candidate do the picks reach N)"
+}
+
+// adviseMode names the alignment mode Advise runs release r in: its default ("no modes" for a
+// release without).
+func adviseMode(r autoscaler.Release) string {
+	if m := r.DefaultMode(); m != autoscaler.ModeUnset {
+		return "mode " + m.String()
+	}
+	return "no modes"
 }

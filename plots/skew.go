@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
 // Skew is the key-group balance of one (max parallelism M, parallelism p) pair under Flink's
@@ -412,6 +413,16 @@ func (l KeyGroupLoads) WorstRecordSkew(maxParallelism int) (parallelism int, max
 
 // worstRecordSkewOver is WorstRecordSkew over the parallelisms lo..hi (1 ≤ lo ≤ hi ≤ M).
 func (l KeyGroupLoads) worstRecordSkewOver(lo, hi int) (parallelism int, maxOverMean float64) {
+	ps := make([]int, 0, hi-lo+1)
+	for p := lo; p <= hi; p++ {
+		ps = append(ps, p)
+	}
+	return l.worstRecordSkewAmong(ps)
+}
+
+// worstRecordSkewAmong is WorstRecordSkew over the parallelisms ps (not empty, each 1..M; the
+// first of equal ones wins).
+func (l KeyGroupLoads) worstRecordSkewAmong(ps []int) (parallelism int, maxOverMean float64) {
 	m := l.MaxParallelism
 	prefix := make([]int64, m+1)
 	for kg, r := range l.Records {
@@ -419,9 +430,9 @@ func (l KeyGroupLoads) worstRecordSkewOver(lo, hi int) (parallelism int, maxOver
 	}
 	total := prefix[m]
 	if total == 0 {
-		return lo, 0
+		return ps[0], 0
 	}
-	for p := lo; p <= hi; p++ {
+	for j, p := range ps {
 		var most int64
 		for i := range p {
 			start := (i*m + p - 1) / p
@@ -429,7 +440,7 @@ func (l KeyGroupLoads) worstRecordSkewOver(lo, hi int) (parallelism int, maxOver
 			most = max(most, prefix[end+1]-prefix[start])
 		}
 		r := float64(most) * float64(p) / float64(total)
-		if p == lo || r > maxOverMean {
+		if j == 0 || r > maxOverMean {
 			parallelism, maxOverMean = p, r
 		}
 	}
@@ -468,6 +479,25 @@ type AdviseOptions struct {
 	// Keys, when not nil, is a key sample whose worst-case record skew over 1..N is reported
 	// for every candidate (it does not change the ranking).
 	Keys []KeyLoad
+	// Autoscaler, when not zero, ranks by the parallelisms the Kubernetes operator's autoscaler
+	// of that release actually picks instead of by every parallelism: for every target t in
+	// L..N, the parallelism autoscaler.Scale returns for a keyed vertex (a HASH input) at max
+	// parallelism M, scaled from Current, in the release's default mode, with the limits
+	// job.autoscaler.vertex.min-parallelism L and job.autoscaler.vertex.max-parallelism N. Worst,
+	// Balanced, the mean and the sample's skew are then taken over those picks.
+	Autoscaler autoscaler.Release
+	// Current is the parallelism the autoscaler scales from (with Autoscaler), 1..N; 0 means L,
+	// so that every target is a scale-up from the lowest expected parallelism (or, at L, no
+	// scale).
+	Current int
+}
+
+// current is the parallelism the autoscaler scales from: Current, or L.
+func (o AdviseOptions) current(lo int) int {
+	if o.Current != 0 {
+		return o.Current
+	}
+	return lo
 }
 
 // Dropped returns, in the order given, the candidates (DefaultCandidates when Candidates is
@@ -512,6 +542,15 @@ type Candidate struct {
 	RocksDBPrefixBytes int
 	// Sample is the worst record skew of AdviseOptions.Keys (nil without keys).
 	Sample *SampleSkew
+	// WorstTarget is, with AdviseOptions.Autoscaler, the target (the smallest of equal ones)
+	// for which the autoscaler picks Worst.Parallelism; 0 without.
+	WorstTarget int
+	// Moved counts, with AdviseOptions.Autoscaler, the targets in L..N whose pick is not the
+	// target itself.
+	Moved int
+	// HighestPick is, with AdviseOptions.Autoscaler, the highest parallelism picked for any
+	// target in L..N (below N when alignment keeps the job from reaching N).
+	HighestPick int
 }
 
 // Lowest returns the candidate with the lowest worst-case skew (the first of equal ones, so
@@ -531,7 +570,9 @@ func Lowest(cands []Candidate) Candidate {
 // parallelism L..N: by Step, then (ties, including every exact tie) by the smaller M, because
 // per-key-group overhead grows with M (an 8-byte offset per key group in every keyed-state
 // checkpoint, a state map per key group and state and a timer deduplication map per key group
-// on the heap backend). With Tolerance 0, by the exact worst-case value, then by M.
+// on the heap backend). With Tolerance 0, by the exact worst-case value, then by M. With
+// opts.Autoscaler, the skews are those of the parallelisms the autoscaler picks for the targets
+// L..N (see AdviseOptions.Autoscaler).
 func Advise(opts AdviseOptions) ([]Candidate, error) {
 	n := opts.MaxExpectedParallelism
 	if err := model.CheckParallelismPreconditions(n); err != nil {
@@ -546,6 +587,14 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 	}
 	if lo < 1 || lo > n {
 		return nil, fmt.Errorf("min expected parallelism %d is out of bounds (want 1..%d, the max expected parallelism)", lo, n)
+	}
+	if opts.Autoscaler != 0 {
+		if !slices.Contains(autoscaler.Releases(), opts.Autoscaler) {
+			return nil, fmt.Errorf("unknown operator release %v", opts.Autoscaler)
+		}
+		if c := opts.current(lo); c < 1 || c > n {
+			return nil, fmt.Errorf("current parallelism %d is out of bounds (want 1..%d, the max expected parallelism)", c, n)
+		}
 	}
 	cands := opts.Candidates
 	if cands == nil {
@@ -568,11 +617,21 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 			c.RocksDBPrefixBytes = 2
 		}
 		points = points[:0]
-		for p := lo; p <= n; p++ {
-			points = append(points, keyGroupSkew(m, p))
+		if opts.Autoscaler != 0 {
+			var err error
+			if points, err = autoscalerPicks(points, opts, m, lo, &c); err != nil {
+				return nil, err
+			}
+		} else {
+			for p := lo; p <= n; p++ {
+				points = append(points, keyGroupSkew(m, p))
+			}
 		}
 		sum := SummarizeSkew(points)
 		c.Worst, c.Balanced, c.MeanMaxOverMean = sum.Worst, sum.Balanced, sum.MeanMaxOverMean
+		if opts.Autoscaler != 0 {
+			c.WorstTarget = lo + slices.IndexFunc(points, func(s Skew) bool { return s.MaxOverMean == sum.Worst.MaxOverMean })
+		}
 		if opts.Tolerance > 0 {
 			c.Step = max(1, int(math.Ceil((c.Worst.MaxOverMean-1)/opts.Tolerance-1e-9)))
 		}
@@ -581,7 +640,18 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 			if err != nil {
 				return nil, err
 			}
-			p, r := kgl.worstRecordSkewOver(lo, n)
+			var p int
+			var r float64
+			if opts.Autoscaler != 0 {
+				picks := make([]int, 0, len(points))
+				for _, pt := range points {
+					picks = append(picks, pt.Parallelism)
+				}
+				slices.Sort(picks)
+				p, r = kgl.worstRecordSkewAmong(slices.Compact(picks))
+			} else {
+				p, r = kgl.worstRecordSkewOver(lo, n)
+			}
 			c.Sample = &SampleSkew{Parallelism: p, MaxOverMean: r}
 		}
 		out = append(out, c)
@@ -602,4 +672,25 @@ func Advise(opts AdviseOptions) ([]Candidate, error) {
 		return a.MaxParallelism - b.MaxParallelism
 	})
 	return out, nil
+}
+
+// autoscalerPicks appends to points, for every target t in lo..N, the skew of the parallelism
+// opts.Autoscaler picks for t at max parallelism m (see AdviseOptions.Autoscaler), and sets c's
+// Moved and HighestPick.
+func autoscalerPicks(points []Skew, opts AdviseOptions, m, lo int, c *Candidate) ([]Skew, error) {
+	n := opts.MaxExpectedParallelism
+	params := autoscaler.Params{Release: opts.Autoscaler, MaxParallelism: m, Current: opts.current(lo),
+		Input: autoscaler.Hash, Lower: lo, Upper: n}
+	for t := lo; t <= n; t++ {
+		d, err := autoscaler.Scale(params, t)
+		if err != nil {
+			return nil, fmt.Errorf("max parallelism %d, target %d: %w", m, t, err)
+		}
+		if d.Parallelism != t {
+			c.Moved++
+		}
+		c.HighestPick = max(c.HighestPick, d.Parallelism)
+		points = append(points, keyGroupSkew(m, d.Parallelism))
+	}
+	return points, nil
 }

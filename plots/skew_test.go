@@ -8,10 +8,12 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
 // rangeSkew computes a Skew the slow, independent way: by asking the model for every subtask's
@@ -584,5 +586,48 @@ func TestAdviseDroppedAndLowest(t *testing.T) {
 	}
 	if exact, _ := Advise(AdviseOptions{MaxExpectedParallelism: 200}); Lowest(exact).MaxParallelism != exact[0].MaxParallelism {
 		t.Errorf("without tolerance Lowest is not the first candidate")
+	}
+}
+
+// TestAdviseAutoscaler checks Advise with an operator release against autoscaler.Scale pick by
+// pick, that alignment to divisors (1.10+) lifts M=128 from last to first, and the errors.
+func TestAdviseAutoscaler(t *testing.T) {
+	opts := AdviseOptions{MaxExpectedParallelism: 24, MinExpectedParallelism: 3, Candidates: []int{128, 180, 240, 720}, Tolerance: 0.05,
+		Autoscaler: autoscaler.Operator115, Keys: []KeyLoad{{Hash: 1, Records: 3}, {Hash: 7, Records: 1}}}
+	cands, err := Advise(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cands[0].MaxParallelism != 128 {
+		t.Errorf("first %d, want 128", cands[0].MaxParallelism)
+	}
+	for _, c := range cands {
+		params := autoscaler.Params{Release: autoscaler.Operator115, MaxParallelism: c.MaxParallelism, Current: 3, Input: autoscaler.Hash, Lower: 3, Upper: 24}
+		worst, moved, highest := 0.0, 0, 0
+		for target := 3; target <= 24; target++ {
+			d, err := autoscaler.Scale(params, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Parallelism != target {
+				moved++
+			}
+			highest = max(highest, d.Parallelism)
+			worst = max(worst, d.Skew)
+		}
+		if c.Worst.MaxOverMean != worst || c.Moved != moved || c.HighestPick != highest || c.Sample == nil {
+			t.Errorf("M=%d: %+v, want worst %v, moved %d, highest %d", c.MaxParallelism, c, worst, moved, highest)
+		}
+		if d, _ := autoscaler.Scale(params, c.WorstTarget); d.Parallelism != c.Worst.Parallelism {
+			t.Errorf("M=%d: worst target %d picks %d, not %d", c.MaxParallelism, c.WorstTarget, d.Parallelism, c.Worst.Parallelism)
+		}
+	}
+	opts.Autoscaler = autoscaler.Release(99)
+	if _, err := Advise(opts); err == nil || !strings.Contains(err.Error(), "unknown operator release") {
+		t.Errorf("release 99: %v", err)
+	}
+	opts.Autoscaler, opts.Current = autoscaler.Operator17, 25
+	if _, err := Advise(opts); err == nil || !strings.Contains(err.Error(), "current parallelism 25 is out of bounds") {
+		t.Errorf("current 25: %v", err)
 	}
 }

@@ -199,7 +199,7 @@ func TestLocalRecoveryPriority(t *testing.T) {
 		snap := &model.TaskLocalSnapshot{CheckpointID: localID, Operators: []model.OperatorRestore{{OperatorID: stateID,
 			State: model.OperatorSubtaskState{ManagedKeyedState: []model.KeyedStateHandle{local}}}}}
 		cov.labelIf(localID != restoredID, "local-stale")
-		got := model.PrioritizeTaskRestore(restore, snap)
+		got := model.PrioritizeTaskRestore(model.Flink118, restore, snap)
 		if len(got) != 1 {
 			t.Fatalf("PrioritizeTaskRestore gave %d operators, want 1", len(got))
 		}

@@ -175,7 +175,7 @@ func (w *World) alternatives(v, i int, restore *model.TaskRestore) map[model.Ope
 		local = w.localCopy(slot{v, i}, restore.CheckpointID)
 	}
 	out := map[model.OperatorID]model.PrioritizedOperatorSubtaskState{}
-	for _, p := range model.PrioritizeTaskRestore(restore, local) {
+	for _, p := range model.PrioritizeTaskRestore(w.plan.Version, restore, local) {
 		out[p.OperatorID] = p.State
 	}
 	return out

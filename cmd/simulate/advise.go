@@ -6,6 +6,7 @@ import (
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 	"github.com/restoresim/restoresim/plots"
 )
 
@@ -43,13 +44,22 @@ also reports, per candidate, the worst record skew of the sample over p in L..N 
 per subtask / mean) and where it occurs; this does not change the ranking (it is the same
 hashing at every M, so it mostly reflects the sample's own key skew).
 
+--autoscaler RELEASE (a Kubernetes operator release, 1.7 … 1.15 or main, as 'simulate
+autoscale --operator') ranks by the parallelisms that release's autoscaler actually picks: for
+every target t in L..N, what its JobVertexScaler.scale returns for a keyed vertex at max
+parallelism M, in the release's default mode, with job.autoscaler.vertex.min-parallelism L and
+max-parallelism N, scaled from --current C (default L: every target a scale-up from the lowest
+parallelism). Worst, balanced, mean and the sample are then over those picks; the table adds the
+target of the worst pick, how many targets were moved and the highest pick.
+
 --csv prints the table as CSV:
   rank,max_parallelism,step,worst_max_over_mean,worst_parallelism,balanced_parallelisms,
   mean_max_over_mean,key_groups_per_subtask_at_n,rocksdb_prefix_bytes
-  (+ sample_worst_max_over_mean,sample_worst_parallelism with --keys)`
+  (+ sample_worst_max_over_mean,sample_worst_parallelism with --keys)
+  (+ worst_target,moved_targets,highest_parallelism with --autoscaler)`
 
 func runAdvise(e *env, args []string) int {
-	fs := cliflags.New("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--csv]", adviseHelp)
+	fs := cliflags.New("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--autoscaler RELEASE [--current C]] [--csv]", adviseHelp)
 	var n cliflags.Int
 	fs.Var(&n, "max-expected-parallelism", "the highest parallelism `N` the job may ever run at (1..32768)")
 	var lo cliflags.Int
@@ -59,6 +69,9 @@ func runAdvise(e *env, args []string) int {
 	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
 	keyType := fs.String("key-type", "", "with --keys: the key's Java `TYPE`: int, long or string")
 	weights := fs.Bool("weights", false, "with --keys: every line is key,weight (weight = records)")
+	release := fs.String("autoscaler", "", "rank by what the operator `RELEASE`'s autoscaler picks for targets L..N")
+	var cur cliflags.Int
+	fs.Var(&cur, "current", "with --autoscaler: the parallelism `C` it scales from (1..N, default L)")
 	csvOut := fs.Bool("csv", false, "print the table as CSV, without the notes")
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
@@ -86,6 +99,18 @@ func runAdvise(e *env, args []string) int {
 			return e.failf("advise", "%v", err)
 		}
 		opts.Candidates = cs
+	}
+	if *release != "" {
+		r, err := autoscaler.ParseRelease(*release)
+		if err != nil {
+			return e.failf("advise", "--autoscaler: %v", err)
+		}
+		if cur.Given && (cur.V < 1 || cur.V > n.V) {
+			return e.failf("advise", "--current %d is out of bounds (want 1..%d, the max expected parallelism)", cur.V, n.V)
+		}
+		opts.Autoscaler, opts.Current = r, cur.V
+	} else if cur.Given {
+		return e.failf("advise", "--current needs --autoscaler RELEASE")
 	}
 	var ks plots.KeySample
 	if *keysPath != "" {

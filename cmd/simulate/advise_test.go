@@ -88,8 +88,43 @@ func TestAdviseBadInput(t *testing.T) {
 		{`invalid value "x" for flag -min-expected-parallelism`, []string{"--max-expected-parallelism", "5", "--min-expected-parallelism", "x"}},
 		{"need --keys", []string{"--max-expected-parallelism", "5", "--key-type", "int"}},
 		{"no such file", []string{"--max-expected-parallelism", "5", "--keys", "/nonexistent/keys", "--key-type", "int"}},
+		{`--autoscaler: unknown operator release "1.6" (want one of 1.7, 1.8`, []string{"--max-expected-parallelism", "5", "--autoscaler", "1.6"}},
+		{"--current needs --autoscaler RELEASE", []string{"--max-expected-parallelism", "5", "--current", "2"}},
+		{"--current 6 is out of bounds (want 1..5", []string{"--max-expected-parallelism", "5", "--autoscaler", "1.15", "--current", "6"}},
 	} {
 		code, out, errs := runCLI(t, "", append([]string{"advise"}, c.args...)...)
 		wantUsageError(t, c.want, code, out, errs)
+	}
+}
+
+// TestAdviseAutoscaler: under operator 1.15's alignment (divisors of M, else aligned down), M=128
+// meets no skew above 1.04 for targets 1..24 and ranks first, where without the flag it is last;
+// under 1.9 (which aligns only up to M/2) it stays last. The CSV adds the autoscaler columns.
+func TestAdviseAutoscaler(t *testing.T) {
+	base := []string{"advise", "--max-expected-parallelism", "24", "--candidates", "128,180,240,720", "--csv"}
+	firstAndLast := func(args ...string) (string, string) {
+		code, out, errs := runCLI(t, "", append(base, args...)...)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != 0 || len(lines) != 5 {
+			t.Fatalf("advise %q: exit %d %q:\n%s", args, code, errs, out)
+		}
+		return lines[1], lines[4]
+	}
+	if first, last := firstAndLast(); !strings.HasPrefix(first, "1,720,") || !strings.HasPrefix(last, "4,128,") {
+		t.Errorf("without --autoscaler: %q … %q", first, last)
+	}
+	if first, _ := firstAndLast("--autoscaler", "1.15"); first != "1,128,1,1.039062,19,18,1.008789,5.333333,1,19,17,22" {
+		t.Errorf("--autoscaler 1.15: first %q", first)
+	}
+	if first, last := firstAndLast("--autoscaler", "1.9"); !strings.HasPrefix(first, "1,240,") || !strings.HasPrefix(last, "4,128,") {
+		t.Errorf("--autoscaler 1.9: %q … %q", first, last)
+	}
+	// Scaled down from 24, operator 1.15 searches only up to the current parallelism.
+	if first, _ := firstAndLast("--autoscaler", "1.15", "--current", "24"); first == "1,128,1,1.039062,19,18,1.008789,5.333333,1,19,17,22" {
+		t.Errorf("--current 24 changes nothing: %q", first)
+	}
+	code, out, _ := runCLI(t, "", "advise", "--max-expected-parallelism", "4", "--autoscaler", "1.15", "--csv")
+	if head, _, _ := strings.Cut(out, "\n"); code != 0 || !strings.HasSuffix(head, ",rocksdb_prefix_bytes,worst_target,moved_targets,highest_parallelism") {
+		t.Errorf("CSV header (%d) %q", code, head)
 	}
 }
