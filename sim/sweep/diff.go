@@ -337,7 +337,7 @@ func (p *pairSummary) writeText(w io.Writer, seeds, steps int) {
 	if p.differ == 0 {
 		return
 	}
-	width := len("violations of that step")
+	width := len("step of the first difference")
 	for _, m := range []map[string]int{p.verdicts, p.steps, p.violations} {
 		for k := range m {
 			width = max(width, len(k)+2)
