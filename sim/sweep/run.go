@@ -2,7 +2,9 @@
 // runner (Run), the seed record of the JSON-lines shard format (Record), the mergeable
 // Summary and the Merger that reads shards back and checks that they belong to one sweep. A
 // Report is one judged run with its replay command, in the text (which parses back with
-// ParseScenario) and JSON lines that 'simulate run' and 'simulate replay' print.
+// ParseScenario) and JSON lines that 'simulate run' and 'simulate replay' print. RunVersions,
+// Diff, Compare and VersionsSummary run the same seeds under several Flink versions and report
+// where their outcomes differ ('simulate sweep --flink A,B,…').
 //
 // It is the only place of the simulator with goroutines: package sim runs one plan on one
 // goroutine; Run runs seeds on several and hands their outcomes over in seed order, so
