@@ -16,7 +16,7 @@ import (
 // left out.
 func TestSimulatorDocTranscripts(t *testing.T) {
 	checked := 0
-	for _, path := range []string{"../../docs/simulate.md", "../../README.md"} {
+	for _, path := range []string{"../../docs/simulate.md", "../../README.md", "../../docs/versions.md"} {
 		doc, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/internal/cliflags"
+	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
 )
@@ -43,10 +44,12 @@ type sweepConfig struct {
 	out          string // directory for failing scenarios, "" for none
 	json         bool
 	showProgress bool
+	versions     []model.FlinkVersion // --flink A,B,…: a cross-version sweep; nil for one version
+	failOnDiff   bool
 }
 
 func runSweep(e *env, args []string) int {
-	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V] [--steps K] [--out DIR] [--format text|json]",
+	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--out DIR] [--format text|json]",
 		fmt.Sprintf(`Runs the seeds S..S+N-1 (as 'simulate run --seed' would) on W workers and prints a summary:
 outcome counts (ok, known-issue findings only, failed), violations by invariant, known issues
 by name, the share of seeds exercising each feature (sim.Labels), and the replay command of
@@ -60,7 +63,15 @@ JSON object per seed, in seed order, instead of the summary. --out DIR saves eve
 seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace and the
 violations as comments) that 'simulate replay' runs. A progress bar is drawn on stderr when
 it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
-failed, 2 bad usage.`, sweep.MaxListed))
+failed, 2 bad usage.
+
+--flink A,B,... (a list of distinct versions) runs every seed under each version (a seed's plan
+is the same under all) and prints each version's summary, then, for each version against the
+one before it in the list, the seeds whose outcomes differ: the first differing step, its
+outcome under each version and the violations (known issues included, named per version) only
+one of them has. --format json prints one {"seed","records","differences"} object per seed.
+Differences are findings, not failures: the exit code is 1 only when a seed fails under some
+version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListed))
 	var seeds, workers cliflags.Int
 	var start cliflags.Uint64
 	fs.Var(&seeds, "seeds", fmt.Sprintf("the number of seeds `N` (default %d)", defaultSweepSeeds))
@@ -68,6 +79,7 @@ failed, 2 bad usage.`, sweep.MaxListed))
 	fs.Var(&workers, "workers", "run on `W` workers (default GOMAXPROCS)")
 	shard := fs.String("shard", "", "run shard `i/n` of the seeds (0 <= i < n)")
 	out := fs.String("out", "", "save failing seeds as scenario files in `DIR` (created if missing)")
+	failOnDiff := fs.Bool("fail-on-difference", false, "with --flink A,B,…: exit 1 when the versions' outcomes differ on some seed")
 	c := addCommonFlags(fs)
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
@@ -78,10 +90,20 @@ failed, 2 bad usage.`, sweep.MaxListed))
 	}
 	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.V, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
 		out: *out, json: *c.format == "json", showProgress: e.stderrIsTerminal}
-	var err error
+	versions, err := sweep.ParseVersions(*c.flink)
+	if err != nil {
+		return e.failf("sweep", "--flink: %v", err)
+	}
+	*c.flink = versions[0].String() // resolve checks the rest
 	if cfg.Version, cfg.Steps, err = c.resolve(); err != nil {
 		return e.failf("sweep", "%v", err)
 	}
+	if len(versions) > 1 {
+		cfg.versions = versions
+	} else if *failOnDiff {
+		return e.failf("sweep", "--fail-on-difference needs a list of versions (--flink A,B)")
+	}
+	cfg.failOnDiff = *failOnDiff
 	if seeds.Given {
 		if seeds.V < 1 || seeds.V > maxSweepSeeds {
 			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.V, maxSweepSeeds)
@@ -108,6 +130,9 @@ failed, 2 bad usage.`, sweep.MaxListed))
 		}
 	}
 	defer sweepMemoryMode()()
+	if cfg.versions != nil {
+		return e.sweepVersions(cfg)
+	}
 	return e.sweep(cfg)
 }
 
@@ -134,13 +159,7 @@ func parseShard(s string) (int, int, error) {
 func (e *env) sweep(cfg sweepConfig) int {
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	s := sweep.NewSummary()
-	var bar *progressbar.ProgressBar
-	if cfg.showProgress {
-		bar = progressbar.NewOptions64(int64(cfg.Count()), progressbar.OptionSetWriter(e.stderr),
-			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("seeds"), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-	}
+	bar := e.sweepBar(cfg)
 	var failure error
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -176,6 +195,62 @@ func (e *env) sweep(cfg sweepConfig) int {
 		return exitUsage
 	}
 	if s.Failed() > 0 {
+		return exitViolation
+	}
+	return exitOK
+}
+
+// sweepBar is the progress bar of a sweep on stderr, nil when stderr is not a terminal.
+func (e *env) sweepBar(cfg sweepConfig) *progressbar.ProgressBar {
+	if !cfg.showProgress {
+		return nil
+	}
+	return progressbar.NewOptions64(int64(cfg.Count()), progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("seeds"), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+}
+
+// sweepVersions runs a cross-version sweep (sweep.RunVersions, in seed order like sweep) and
+// prints its comparisons (--format json) or its sweep.VersionsSummary.
+func (e *env) sweepVersions(cfg sweepConfig) int {
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	s := sweep.NewVersionsSummary(cfg.versions)
+	bar := e.sweepBar(cfg)
+	var failure error
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	sweep.RunVersions(cfg.Config, cfg.versions, func(outs []sim.Outcome) bool {
+		c := sweep.Compare(outs)
+		s.Add(c)
+		if cfg.json {
+			_ = enc.Encode(c)
+		}
+		for i, rec := range c.Records {
+			if rec.Failed() && cfg.out != "" && failure == nil {
+				failure = saveFailure(cfg.out, sweep.NewReport(outs[i]))
+			}
+		}
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+		return failure == nil
+	})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if failure != nil {
+		_ = w.Flush()
+		return e.failf("sweep", "%v", failure)
+	}
+	if !cfg.json {
+		s.WriteText(w, cfg.Steps)
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(e.stderr, "simulate sweep: writing output: %v\n", err)
+		return exitUsage
+	}
+	if s.Failed() > 0 || cfg.failOnDiff && s.Differing() > 0 {
 		return exitViolation
 	}
 	return exitOK

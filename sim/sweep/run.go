@@ -2,7 +2,9 @@
 // runner (Run), the seed record of the JSON-lines shard format (Record), the mergeable
 // Summary and the Merger that reads shards back and checks that they belong to one sweep. A
 // Report is one judged run with its replay command, in the text (which parses back with
-// ParseScenario) and JSON lines that 'simulate run' and 'simulate replay' print.
+// ParseScenario) and JSON lines that 'simulate run' and 'simulate replay' print. RunVersions,
+// Diff, Compare and VersionsSummary run the same seeds under several Flink versions and report
+// where their outcomes differ ('simulate sweep --flink A,B,…').
 //
 // It is the only place of the simulator with goroutines: package sim runs one plan on one
 // goroutine; Run runs seeds on several and hands their outcomes over in seed order, so
@@ -53,24 +55,36 @@ const Window = 64
 // outcomes are in flight. Every seed is run panic-safe (sim.RunSeed), so one bad seed is a
 // failed outcome, not a crashed sweep.
 func Run(c Config, f func(*sim.Outcome) bool) {
-	runSeed := c.RunSeed
-	if runSeed == nil {
-		runSeed = sim.RunSeed
+	runSeed := c.runSeed()
+	runOrdered(c, func(seed uint64) sim.Outcome { return runSeed(seed, c.Version, c.Steps) },
+		func(o sim.Outcome) bool { return f(&o) })
+}
+
+// runSeed is c.RunSeed, or sim.RunSeed when it is nil.
+func (c Config) runSeed() func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome {
+	if c.RunSeed == nil {
+		return sim.RunSeed
 	}
+	return c.RunSeed
+}
+
+// runOrdered runs do on each seed of the shard, on c.Workers goroutines, and calls f with the
+// results in seed order from the calling goroutine, until f returns false.
+func runOrdered[T any](c Config, do func(seed uint64) T, f func(T) bool) {
 	workers := max(c.Workers, 1)
 	n := c.Count()
 	type job struct {
 		k   int
-		out chan sim.Outcome
+		out chan T
 	}
 	jobs := make(chan job)
-	order := make(chan chan sim.Outcome, Window*workers) // the in-flight window, in seed order
+	order := make(chan chan T, Window*workers) // the in-flight window, in seed order
 	stop := make(chan struct{})
 	go func() { // dispatcher
 		defer close(jobs)
 		defer close(order)
 		for k := range n {
-			ch := make(chan sim.Outcome, 1)
+			ch := make(chan T, 1)
 			select {
 			case order <- ch:
 			case <-stop:
@@ -86,13 +100,12 @@ func Run(c Config, f func(*sim.Outcome) bool) {
 	for range workers {
 		go func() {
 			for j := range jobs {
-				j.out <- runSeed(c.SeedAt(j.k), c.Version, c.Steps)
+				j.out <- do(c.SeedAt(j.k))
 			}
 		}()
 	}
 	for ch := range order {
-		o := <-ch
-		if !f(&o) {
+		if !f(<-ch) {
 			// The dispatcher stops; the workers finish their current seed into its buffered
 			// channel and end when the dispatcher closes jobs.
 			close(stop)
