@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,15 +14,62 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/restoresim/restoresim/internal/realmeta"
+	"github.com/restoresim/restoresim/model/savepoint"
 )
 
 // docSkips are the transcripts TestEveryDocTranscript does not run itself, each with the test
 // that checks it or the reason it cannot run in a test (keyed by "file: command").
 var docSkips = map[string]string{
-	"docs/plan.md: plan kafka-enum1.metadata --parallelism 5 --format json | python3 -c '": "pipes the JSON into a python3 program; TestPlanJSON checks the fields it prints",
-	"docs/plan.md: plan kafka-enum1.metadata --parallelism 2 --format json | python3 -c '": "pipes the JSON into a python3 program; TestPlanJSON checks the fields it prints",
-	`docs/simulate.md: replay seed18.txt | diff - seed18.txt && echo "replay: identical"`:  "a shell list; TestReplayEqualsRun checks that replay reproduces run",
-	`docs/simulate.md: summarize shard-*.jsonl > merged.txt; echo "summarize exit $?"`:     "needs the sharded sweep of the line before it (a shell loop); TestSummarizeShards checks the merge",
+	`docs/simulate.md: replay seed18.txt | diff - seed18.txt && echo "replay: identical"`: "a shell list; TestReplayEqualsRun checks that replay reproduces run",
+	`docs/simulate.md: summarize shard-*.jsonl > merged.txt; echo "summarize exit $?"`:    "needs the sharded sweep of the line before it (a shell loop); TestSummarizeShardsEqualsUnsharded checks the merge",
+}
+
+// docPipes stand in for the python3 programs the docs pipe JSON into: each takes the output of
+// the command before the pipe and prints what the program prints.
+var docPipes = map[string]func(t *testing.T, out string) string{
+	"docs/plan.md: plan kafka-enum1.metadata --parallelism 5 --format json | python3 -c '": func(t *testing.T, out string) string {
+		var pl savepoint.RestorePlan
+		if err := json.Unmarshal([]byte(out), &pl); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, o := range pl.Operators {
+			if strings.HasPrefix(o.OperatorID, "cb16") {
+				for _, s := range o.Subtasks {
+					fmt.Fprintf(&b, "%d [%d, %d] %s\n", s.Index, s.KeyGroups[0], s.KeyGroups[1], pyPairs(s.ManagedOperatorState["SourceReaderState"].Pairs))
+				}
+			}
+		}
+		return b.String()
+	},
+	"docs/plan.md: plan kafka-enum1.metadata --parallelism 2 --format json | python3 -c '": func(t *testing.T, out string) string {
+		var pl savepoint.RestorePlan
+		if err := json.Unmarshal([]byte(out), &pl); err != nil {
+			t.Fatal(err)
+		}
+		var src savepoint.OperatorPlan
+		for _, o := range pl.Operators {
+			if o.OperatorID == "cb16aa5adb311e8ac72482def19accbe" {
+				src = o
+			}
+		}
+		src.Subtasks = src.Subtasks[:1]
+		pl.Operators = []savepoint.OperatorPlan{src}
+		b, err := json.MarshalIndent(&pl, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	},
+}
+
+// pyPairs prints pairs as Python prints a list of lists.
+func pyPairs(pairs [][2]int) string {
+	var parts []string
+	for _, p := range pairs {
+		parts = append(parts, fmt.Sprintf("[%d, %d]", p[0], p[1]))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // TestEveryDocTranscript finds every `$ simulate …` line of README.md and docs/*.md and runs it
@@ -28,7 +77,10 @@ var docSkips = map[string]string{
 // doc shows under it, so no transcript can go stale. A file argument ending in .metadata is
 // taken from ../shared/flink-metadata (real, then recent); `| head -N`, `| tail -N` and
 // `> /dev/null` are applied; --out writes into a temporary directory. A line it cannot run
-// must be in docSkips with the test that checks it or the reason.
+// must be in docSkips with the test that checks it or the reason; a JSON piped into a python3
+// program is checked through its Go stand-in in docPipes. Files the docs show with `$ cat` are
+// written before the lines below them run. Not covered: the `./simulate-mutant` lines of
+// docs/simulate.md (the mutant is chosen once per process, at start-up).
 func TestEveryDocTranscript(t *testing.T) {
 	real := realmeta.Sub(t, "real")
 	recent, _ := realmeta.Find("recent")
@@ -82,14 +134,25 @@ func TestEveryDocTranscript(t *testing.T) {
 			if testing.Short() && strings.HasPrefix(cmdLine, "sweep") {
 				continue
 			}
+			pipe := docPipes[key]
+			below := lines[i+1:]
+			runLine := cmdLine
+			if pipe != nil {
+				// Skip the program's lines, up to the one that closes its quote.
+				for len(below) > 0 && !strings.HasSuffix(below[0], "'") {
+					below = below[1:]
+				}
+				below = below[1:]
+				runLine, _, _ = strings.Cut(cmdLine, " | python3")
+			}
 			var want []string
-			for _, l := range lines[i+1:] {
+			for _, l := range below {
 				if strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "```") {
 					break
 				}
 				want = append(want, l)
 			}
-			args, head, tail, discard, stdin, stdout, ok := docCommand(cmdLine, real, recent, tmp)
+			args, head, tail, discard, stdin, stdout, ok := docCommand(runLine, real, recent, tmp)
 			if !ok {
 				t.Errorf("%s:%d: cannot run `simulate %s`: add it to docSkips with the test that checks it", name, i+1, cmdLine)
 				continue
@@ -112,6 +175,9 @@ func TestEveryDocTranscript(t *testing.T) {
 			}
 			if discard || stdout != "" {
 				out = ""
+			}
+			if pipe != nil {
+				out = pipe(t, out)
 			}
 			// The doc ran in /tmp/tmp.vJ1vak8J5z (plan names the checkpoint directory).
 			out = strings.ReplaceAll(out, work, "/tmp/tmp.vJ1vak8J5z")
