@@ -294,7 +294,6 @@ func TestWriteErrors(t *testing.T) {
 	}{
 		{"nil", nil},
 		{"version 1", &File{Version: 1}},
-		{"v4 without properties", &File{Version: 4}},
 		{"v3 with properties", &File{Version: 3, Properties: &Properties{}}},
 		{"v2 coordinator", &File{Version: 2, Operators: []Operator{{CoordinatorState: &StreamHandle{Tag: TagByteStream}}}}},
 		{"long string", &File{Version: 3, MasterStates: []MasterState{{Name: strings.Repeat("x", 70000)}}}},

@@ -31,7 +31,8 @@
 // Err… sentinels. Every count is checked against the bytes left before anything is allocated,
 // handles nest at most MaxDepth levels, and bytes after the end are refused. The
 // Java-serialized CheckpointProperties at the end of version 4+ files are parsed structurally
-// (no Java deserialization).
+// (no Java deserialization); a serialized null, as State Processor API savepoints store
+// them, reads as nil Properties and is written back as the same 5 bytes.
 //
 // Order: File keeps everything in file order, so Write reproduces real files byte for byte
 // (checked on all 431 real files of versions 2 to 5). Model lists operator-state names in the

@@ -50,7 +50,9 @@ type File struct {
 	// Operators are in file order (Flink writes them in hash-map order; it means nothing).
 	Operators []Operator
 	// Properties is the Java-serialized CheckpointProperties of versions 4 and later; nil
-	// before.
+	// before. In a version 4+ file nil is a serialized Java null (the 5 bytes ac ed 00 05 70):
+	// savepoints written by the State Processor API carry no properties, Flink restores them
+	// (CompletedCheckpoint's restored properties are then null) and Write re-encodes the null.
 	Properties *Properties
 	// Changelog114 is set when the changelog handles (tags 8, 9, 10) use Flink 1.14's layout
 	// (no sizes, no ids); FORMAT.md §8.3.

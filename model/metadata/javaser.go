@@ -360,6 +360,12 @@ func parseProperties(b []byte, off, maxDepth int) (*Properties, int, *FormatErro
 	if p.err != nil {
 		return nil, 0, p.err
 	}
+	if top == nil {
+		// A serialized Java null: the State Processor API writes CheckpointMetadata without
+		// properties (SavepointWriter, MergeOperatorStates) and MetadataV4Serializer writes
+		// the null as is; Flink reads it back as null properties.
+		return nil, p.off, nil
+	}
 	props, msg := interpretProperties(top)
 	if msg != "" {
 		p.fail(at, "object", "%s", msg)
@@ -447,8 +453,15 @@ var (
 	jcSharing    = &jClass{name: classSharing, flags: scSerializable | scEnum, super: jcEnum}
 )
 
-// encodeProperties gives the ObjectOutputStream bytes of p.
+// nullProperties is what ObjectOutputStream writes for a null CheckpointProperties: stream
+// magic, version 5, TC_NULL.
+var nullProperties = []byte{0xAC, 0xED, 0x00, 0x05, tcNull}
+
+// encodeProperties gives the ObjectOutputStream bytes of p; nil gives a serialized null.
 func encodeProperties(p *Properties) []byte {
+	if p == nil {
+		return append([]byte(nil), nullProperties...)
+	}
 	var t *jObject
 	if p.Savepoint {
 		t = &jObject{class: jcSavepointType, values: map[string]any{

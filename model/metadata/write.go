@@ -122,10 +122,6 @@ func (e *encoder) file(f *File) {
 		e.pop()
 	}
 	if f.Version >= 4 {
-		if f.Properties == nil {
-			e.fail("checkpoint_properties", "version %d needs CheckpointProperties", f.Version)
-			return
-		}
 		e.buf = append(e.buf, encodeProperties(f.Properties)...)
 	} else if f.Properties != nil {
 		e.fail("checkpoint_properties", "version %d has no CheckpointProperties", f.Version)

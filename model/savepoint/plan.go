@@ -3,6 +3,7 @@ package savepoint
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -439,12 +440,61 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			po.StateBytes += ps.StateBytes
 			po.Subtasks = append(po.Subtasks, ps)
 		}
+		if union, total := unionBytes(old); total > 0 && union*int64(va.Parallelism) >= UnionAmplificationThreshold*total {
+			po.Notes = append(po.Notes, fmt.Sprintf("UNION state read amplification %.1fx: each of the %d new subtasks reads all %d bytes of UNION state, %d bytes read for %d state bytes (noted from %dx)",
+				float64(union*int64(va.Parallelism))/float64(total), va.Parallelism, union, union*int64(va.Parallelism), total, UnionAmplificationThreshold))
+		}
 		out.Operators = append(out.Operators, po)
 	}
 	if err := whatWouldWork(out, sp.File, opts, sp.Pointer, md, vertices, opErr); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// UnionAmplificationThreshold is the read amplification from which a plan notes UNION state:
+// an operator's UNION bytes times the new parallelism (every new subtask reads every old
+// subtask's UNION state) over its state bytes. At 10 the restore downloads an order of
+// magnitude more than the operator holds.
+const UnionAmplificationThreshold = 10
+
+// unionBytes gives the bytes of an operator's UNION operator-state entries (an entry runs from
+// its offset to the next offset of the handle, or the stream's end) and its state bytes.
+func unionBytes(os *model.OperatorState) (union, total int64) {
+	for _, st := range os.Subtasks {
+		if st == nil {
+			continue
+		}
+		for _, h := range append(append([]model.OperatorStateHandle(nil), st.ManagedOperatorState...), st.RawOperatorState...) {
+			total += h.Delegate.Size
+			var all []int64
+			for _, n := range h.States {
+				all = append(all, n.Offsets...)
+			}
+			sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+			for _, n := range h.States {
+				if n.Mode != model.Union {
+					continue
+				}
+				for _, o := range n.Offsets {
+					end := h.Delegate.Size
+					if i := sort.Search(len(all), func(i int) bool { return all[i] > o }); i < len(all) {
+						end = all[i]
+					}
+					union += max(0, end-o)
+				}
+			}
+		}
+		for _, h := range append(append([]model.KeyedStateHandle(nil), st.ManagedKeyedState...), st.RawKeyedState...) {
+			if h != nil {
+				total += h.StateSize()
+			}
+		}
+		for _, c := range append(append([]model.ChannelStateHandle(nil), st.InputChannelState...), st.ResultSubpartitionState...) {
+			total += c.Delegate.Size
+		}
+	}
+	return union, total
 }
 
 // jobVerticesOf gives the model's job vertices of vertices.

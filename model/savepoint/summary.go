@@ -12,12 +12,15 @@ import (
 // coordinator_state_bytes is null when there is none, offsets appear only on key-groups
 // handles.
 type Summary struct {
-	Version      int32             `json:"version"`
-	CheckpointID int64             `json:"checkpoint_id"`
-	StateBytes   int64             `json:"state_bytes"`
-	MasterStates []MasterSummary   `json:"master_states"`
-	Properties   *PropertySummary  `json:"properties"`
-	Operators    []OperatorSummary `json:"operators"`
+	Version      int32            `json:"version"`
+	CheckpointID int64            `json:"checkpoint_id"`
+	StateBytes   int64            `json:"state_bytes"`
+	MasterStates []MasterSummary  `json:"master_states"`
+	Properties   *PropertySummary `json:"properties"`
+	// NullProperties is set when a version 4+ file stores its properties as a serialized Java
+	// null, as the State Processor API writes them (Properties is then null too).
+	NullProperties bool              `json:"null_properties,omitempty"`
+	Operators      []OperatorSummary `json:"operators"`
 }
 
 // MasterSummary is a master state (name, version, bytes).
@@ -101,6 +104,8 @@ func Summarize(f *metadata.File) Summary {
 			ip.Type, ip.Format, ip.PostCheckpointAction = "SavepointType", p.Format, p.PostCheckpointAction
 		}
 		out.Properties = ip
+	} else if f.Version >= 4 {
+		out.NullProperties = true
 	}
 	for i := range f.Operators {
 		op := &f.Operators[i]

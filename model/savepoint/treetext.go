@@ -45,6 +45,8 @@ func (sp *Savepoint) WriteText(out io.Writer) error {
 			discard = []string{"never"}
 		}
 		fmt.Fprintf(w, "properties: %s; forced %v, unclaimed %v; discarded when %s\n", kind, p.Forced, p.Unclaimed, strings.Join(discard, ", "))
+	} else if f.Version >= 4 {
+		fmt.Fprintf(w, "properties: null, as the State Processor API writes them (restored as a savepoint)\n")
 	}
 	for _, m := range f.MasterStates {
 		fmt.Fprintf(w, "master state %q version %d: %d bytes\n", m.Name, m.Version, len(m.Data))

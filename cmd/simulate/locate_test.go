@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restoresim/restoresim/internal/realmeta"
+	"github.com/restoresim/restoresim/model/savepoint"
+)
+
+func inspectJSON(t *testing.T, path string) savepoint.Summary {
+	t.Helper()
+	code, out, errs := runCLI(t, "", "inspect", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("inspect %s: %d %s", path, code, errs)
+	}
+	var s savepoint.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// locate on a real savepoint agrees with inspect: the key group's bytes are the offset
+// difference inspect shows (the stream's size for the last key group of a handle).
+func TestLocateAgreesWithInspect(t *testing.T) {
+	path := filepath.Join(realmeta.Sub(t, "real"), issue17File)
+	sum := inspectJSON(t, path)
+	for _, key := range []string{"0", "1", "7", "hello", "-3"} {
+		code, out, errs := runCLI(t, "", "locate", key, path, "--key-type", "string", "--parallelism", "3", "--format", "json")
+		if code != 0 || errs != "" {
+			t.Fatalf("locate %s: %d %q", key, code, errs)
+		}
+		var locs []savepoint.KeyLocation
+		if err := json.Unmarshal([]byte(out), &locs); err != nil {
+			t.Fatal(err)
+		}
+		if len(locs) != 1 || locs[0].OperatorID != issue17Keyed || len(locs[0].Handles) != 1 || locs[0].NewSubtask == nil {
+			t.Fatalf("locate %s: %s", key, out)
+		}
+		l, h := locs[0], locs[0].Handles[0]
+		var ks *savepoint.KeyedSummary
+		for _, op := range sum.Operators {
+			for _, s := range op.Subtasks {
+				if op.OperatorID == l.OperatorID && s.Index == h.Subtask && len(s.ManagedKeyedState) == 1 {
+					ks = &s.ManagedKeyedState[0]
+				}
+			}
+		}
+		if ks == nil || ks.Offsets == nil || int64(l.KeyGroup) < ks.Start || int64(l.KeyGroup) > ks.End {
+			t.Fatalf("locate %s: inspect has no handle of subtask %d holding key group %d", key, h.Subtask, l.KeyGroup)
+		}
+		i := int64(l.KeyGroup) - ks.Start
+		end := ks.StateBytes
+		if i+1 < int64(len(*ks.Offsets)) {
+			end = (*ks.Offsets)[i+1]
+		}
+		if *h.Start != (*ks.Offsets)[i] || *h.End != end || *h.Bytes != end-(*ks.Offsets)[i] || h.HandleBytes != ks.StateBytes {
+			t.Errorf("locate %s: bytes %d..%d (%d), inspect %d..%d", key, *h.Start, *h.End, *h.Bytes, (*ks.Offsets)[i], end)
+		}
+		if l.OldSubtask != int(h.Subtask) {
+			t.Errorf("locate %s: old subtask %d, handle of subtask %d", key, l.OldSubtask, h.Subtask)
+		}
+	}
+	code, out, _ := runCLI(t, "", "locate", "7", path, "--key-type", "string", "--parallelism", "3")
+	want := "operator d1392353922252257afa15351a98bae9: key \"7\" (hash 55) is in key group 3 of 4\n" +
+		"  old: subtask 3 of 4\n" +
+		"    subtask 3 managed keyed state: KeyGroupsStateHandle, 56792 bytes, in ByteStreamStateHandle 56792 bytes inline; key group 3: bytes 55211..56792 (1581 bytes)\n" +
+		"  new: subtask 2 of 3\n"
+	if code != 0 || out != want {
+		t.Errorf("locate text: %d\n%s", code, out)
+	}
+}
+
+// diff of two real snapshots of one job agrees with inspect's state bytes per operator.
+func TestDiffAgreesWithInspect(t *testing.T) {
+	dir := realmeta.Sub(t, "real")
+	a := filepath.Join(dir, "new-stateful-broadcast-udf-migration-itcase-flink1.17-hashmap-savepoint.metadata")
+	b := filepath.Join(dir, "new-stateful-broadcast-udf-migration-itcase-flink1.18-hashmap-savepoint.metadata")
+	sa, sb := inspectJSON(t, a), inspectJSON(t, b)
+	code, out, errs := runCLI(t, "", "diff", a, b, "--format", "json")
+	if code != 0 || errs != "" {
+		t.Fatalf("diff: %d %q", code, errs)
+	}
+	var d savepoint.SnapshotDiff
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Bytes.A != sa.StateBytes || d.Bytes.B != sb.StateBytes || d.Bytes.Delta != sb.StateBytes-sa.StateBytes {
+		t.Errorf("total %+v, inspect %d and %d", d.Bytes, sa.StateBytes, sb.StateBytes)
+	}
+	if len(d.Added)+len(d.Removed) != 0 || len(d.Operators) != len(sa.Operators) {
+		t.Fatalf("added %v removed %v, %d operators", d.Added, d.Removed, len(d.Operators))
+	}
+	bytesOf := func(s savepoint.Summary, id string) int64 {
+		for _, o := range s.Operators {
+			if o.OperatorID == id {
+				return o.StateBytes
+			}
+		}
+		return -1
+	}
+	for _, o := range d.Operators {
+		if o.Bytes.A != bytesOf(sa, o.OperatorID) || o.Bytes.B != bytesOf(sb, o.OperatorID) {
+			t.Errorf("operator %s: %+v", o.OperatorID, o.Bytes)
+		}
+	}
+	// Against a snapshot of another job: its operators are added and removed.
+	other := filepath.Join(dir, issue17File)
+	if code, out, _ := runCLI(t, "", "diff", a, other); code != 0 || !strings.Contains(out, "\nadded operator "+issue17Keyed+": parallelism 4, 227168 state bytes\n") ||
+		!strings.Contains(out, "\nremoved operator 12d7d939fd56473cac7cff0603179a41: parallelism 4, 5896 state bytes\n") {
+		t.Errorf("diff with another job: %d\n%s", code, out)
+	}
+}
+
+// Bad input: one line on stderr, exit 2.
+func TestLocateDiffBadInput(t *testing.T) {
+	path := filepath.Join(realmeta.Sub(t, "real"), issue17File)
+	for _, args := range [][]string{
+		{"locate", "7", path},
+		{"locate", "x", path, "--key-type", "int"},
+		{"locate", "7", path, "--key-type", "long", "--parallelism", "5"},
+		{"locate", "7", path, "--key-type", "long", "--parallelism", "0"},
+		{"locate", "7", path, "--key-type", "long", "--operator", "nothex"},
+		{"locate", "7", path, "--key-type", "long", "--operator", "uid:nobody"},
+		{"locate", "7", path, "--key-type", "long", "--format", "xml"},
+		{"locate", "7", "/no/such/file", "--key-type", "long"},
+		{"locate", "7"},
+		{"diff", path},
+		{"diff", path, "/no/such/file"},
+		{"diff", "-", "-"},
+		{"diff", path, path, "--format", "xml"},
+	} {
+		code, out, errs := runCLI(t, "", args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "simulate "+args[0]+": ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}

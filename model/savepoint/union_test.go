@@ -1,0 +1,63 @@
+package savepoint
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
+)
+
+// plan notes UNION state when every new subtask reading all of it makes the restore read
+// UnionAmplificationThreshold times the operator's state bytes or more: here 100 UNION bytes
+// in a 110-byte handle, so from P = 11 (1,100 bytes read, 10x) and not at P = 10 (9.1x).
+func TestUnionAmplificationNote(t *testing.T) {
+	md := model.CheckpointMetadata{CheckpointID: 5, Operators: []model.OperatorState{{
+		OperatorID: model.OperatorIDFromUID("src"), Parallelism: 1, MaxParallelism: 128,
+		Subtasks: []*model.OperatorSubtaskState{{
+			ManagedOperatorState: []model.OperatorStateHandle{{
+				Delegate: model.StreamHandle{Path: "op", Size: 110, InMemory: true},
+				States: []model.NamedOperatorState{
+					{Name: "offsets", Mode: model.Union, Offsets: []int64{10, 60}},
+					{Name: "split", Mode: model.SplitDistribute, Offsets: []int64{0}},
+				}}},
+		}},
+	}}}
+	f, err := metadata.FromModel(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := metadata.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := Open(fstest.MapFS{"sp/_metadata": {Data: b}}, "/sp", "sp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, total := unionBytes(&md.Operators[0]); u != 100 || total != 110 {
+		t.Fatalf("unionBytes %d of %d, want 100 of 110", u, total)
+	}
+	for _, c := range []struct {
+		p    int
+		want string
+	}{
+		{10, ""},
+		{11, "UNION state read amplification 10.0x: each of the 11 new subtasks reads all 100 bytes of UNION state, 1100 bytes read for 110 state bytes (noted from 10x)"},
+	} {
+		pl, err := PlanRestore(sp, Options{Parallelism: c.p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, n := range pl.Operators[0].Notes {
+			if strings.HasPrefix(n, "UNION") {
+				got = n
+			}
+		}
+		if got != c.want {
+			t.Errorf("P=%d: note %q, want %q", c.p, got, c.want)
+		}
+	}
+}
