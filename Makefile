@@ -31,7 +31,7 @@ lint:            ## gofmt, go vet, staticcheck
 	$(GO) vet -tags mutants ./...
 	$(STATICCHECK) ./...
 
-mutants:         ## the property suite against every known-bug mutant: prints the kill matrix
+mutants:         ## the properties, the planner tests and the scenarios against every known-bug mutant: the kill matrix
 	$(GO) run ./model/internal/mutant/driver
 
 rewrite:         ## regenerate scenario golden output (review the diff!)
