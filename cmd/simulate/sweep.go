@@ -62,8 +62,8 @@ jobs; merge their --format json outputs with 'simulate summarize'. --format json
 JSON object per seed, in seed order, instead of the summary. --out DIR saves every failing
 seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace and the
 violations as comments) that 'simulate replay' runs. Each failing seed is shrunk (unless --no-shrink) to a minimal plan
-that still fails with the same invariant: the text summary ends with the shrunk plans of the
-failing seeds it lists, and --out saves each as DIR/seed-S-flink-V-steps-K-min.txt. A progress bar is drawn on stderr when
+that still fails with the same invariant: the text summary shows the shrunk plans of the failing
+seeds it lists, and --out saves each as DIR/seed-S-flink-V-steps-K-min.txt. A progress bar is drawn on stderr when
 it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
 failed, 2 bad usage.
 
@@ -196,11 +196,7 @@ func (e *env) sweep(cfg sweepConfig) int {
 		return e.failf("sweep", "%v", failure)
 	}
 	if !cfg.json {
-		s.WriteText(w)
-		for _, r := range shrunk {
-			fmt.Fprintf(w, "\n# seed %d flink %s: %s\n", r.Plan.Seed, r.Plan.Version, r.Replay)
-			r.WriteShrunk(w)
-		}
+		s.WriteTextShrunk(w, shrunk)
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(e.stderr, "simulate sweep: writing output: %v\n", err)
