@@ -107,6 +107,9 @@ type Outcome struct {
 	// Stack is the stack trace of the panic when the run panicked, else "". It is for a
 	// human on stderr only: it is not deterministic.
 	Stack string
+	// Min is the run of the shrunk plan of a failing run (ShrinkOutcome), nil when it was not
+	// shrunk.
+	Min *Outcome
 }
 
 // RunSafe runs p as Run does, turning a panic of the simulator or the model into a failed

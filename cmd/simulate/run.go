@@ -19,6 +19,8 @@ type commonFlags struct {
 	flink  *string
 	steps  cliflags.Int
 	format *string
+	// noShrink turns shrinking failing seeds off (sim.ShrinkOutcome).
+	noShrink *bool
 }
 
 func addCommonFlags(fs *cliflags.Set) *commonFlags {
@@ -26,6 +28,7 @@ func addCommonFlags(fs *cliflags.Set) *commonFlags {
 	c.flink = fs.String("flink", "1.18", "the Flink version `V` to model: "+model.FlinkVersionNames())
 	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", sweep.MaxSteps, sim.DefaultSteps))
 	c.format = fs.String("format", "text", "output format: text or json")
+	c.noShrink = fs.Bool("no-shrink", false, "do not shrink failing seeds to a minimal plan")
 	return c
 }
 
@@ -48,6 +51,14 @@ func (c *commonFlags) resolve() (model.FlinkVersion, int, error) {
 	return v, steps, nil
 }
 
+// shrink is sim.ShrinkOutcome unless --no-shrink was given.
+func (c *commonFlags) shrink(o sim.Outcome) sim.Outcome {
+	if *c.noShrink {
+		return o
+	}
+	return sim.ShrinkOutcome(o)
+}
+
 func checkFormat(f string) error {
 	if f != "text" && f != "json" {
 		return fmt.Errorf("unknown --format %q (want text or json)", f)
@@ -56,13 +67,14 @@ func checkFormat(f string) error {
 }
 
 func runRun(e *env, args []string) int {
-	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--format text|json]",
+	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--no-shrink] [--format text|json]",
 		`Generates the plan of seed N (a job, its state and a schedule of K steps: records,
 checkpoints, savepoints, failures, restarts with rescaling), runs it on the simulated cluster
 and prints the trace: first "seed N flink V", then the job and one line per step in scenario
 syntax with its outcome after " -> ", then each violation (step, invariant, detail, the
 (-want +got) diff) and one replay command, all as '#' comments. The whole output, saved to a
-file, replays with 'simulate replay FILE'.
+file, replays with 'simulate replay FILE'. A failing seed is then shrunk (unless --no-shrink)
+to a minimal plan that still fails with the same invariant, printed as '#' comments.
 
 A violation that reproduces a known Flink issue (e.g. FLINK-16638 on 1.10.1, or FLINK-40113,
 the max-parallelism adoption hazard of SPEC §F.1) is reported as a known-issue finding and does not
@@ -89,7 +101,7 @@ result "ok", "known" or "fail".`)
 	if err != nil {
 		return e.failf("run", "%v", err)
 	}
-	return e.report("run", *c.format, seed.V, v, func() sweep.Report { return sweep.NewReport(sim.RunSeed(seed.V, v, steps)) })
+	return e.report("run", *c.format, seed.V, v, func() sweep.Report { return sweep.NewReport(c.shrink(sim.RunSeed(seed.V, v, steps))) })
 }
 
 // report prints the text header first, so that the seed is on stdout even if the run never

@@ -49,7 +49,7 @@ type sweepConfig struct {
 }
 
 func runSweep(e *env, args []string) int {
-	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--out DIR] [--format text|json]",
+	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--no-shrink] [--out DIR] [--format text|json]",
 		fmt.Sprintf(`Runs the seeds S..S+N-1 (as 'simulate run --seed' would) on W workers and prints a summary:
 outcome counts (ok, known-issue findings only, failed), violations by invariant, known issues
 by name, the share of seeds exercising each feature (sim.Labels), and the replay command of
@@ -61,7 +61,9 @@ findings (e.g. FLINK-16638 on 1.10.1) are counted but do not fail it.
 jobs; merge their --format json outputs with 'simulate summarize'. --format json prints one
 JSON object per seed, in seed order, instead of the summary. --out DIR saves every failing
 seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace and the
-violations as comments) that 'simulate replay' runs. A progress bar is drawn on stderr when
+violations as comments) that 'simulate replay' runs. Each failing seed is shrunk (unless --no-shrink) to a minimal plan
+that still fails with the same invariant: the text summary shows the shrunk plans of the failing
+seeds it lists, and --out saves each as DIR/seed-S-flink-V-steps-K-min.txt. A progress bar is drawn on stderr when
 it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
 failed, 2 bad usage.
 
@@ -104,6 +106,8 @@ version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListe
 		return e.failf("sweep", "--fail-on-difference needs a list of versions (--flink A,B)")
 	}
 	cfg.failOnDiff = *failOnDiff
+	run := cfg.RunSeed
+	cfg.RunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome { return c.shrink(run(seed, v, steps)) }
 	if seeds.Given {
 		if seeds.V < 1 || seeds.V > maxSweepSeeds {
 			return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.V, maxSweepSeeds)
@@ -163,9 +167,13 @@ func (e *env) sweep(cfg sweepConfig) int {
 	var failure error
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	var shrunk []sweep.Report // the first sweep.MaxListed failing seeds' shrunk plans
 	sweep.Run(cfg.Config, func(so *sim.Outcome) bool {
 		rec := sweep.NewRecord(so)
 		s.Add(rec)
+		if so.Min != nil && len(shrunk) < sweep.MaxListed {
+			shrunk = append(shrunk, sweep.NewReport(*so))
+		}
 		if cfg.json {
 			_ = enc.Encode(rec)
 		}
@@ -188,7 +196,7 @@ func (e *env) sweep(cfg sweepConfig) int {
 		return e.failf("sweep", "%v", failure)
 	}
 	if !cfg.json {
-		s.WriteText(w)
+		s.WriteTextShrunk(w, shrunk)
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(e.stderr, "simulate sweep: writing output: %v\n", err)
@@ -256,11 +264,18 @@ func (e *env) sweepVersions(cfg sweepConfig) int {
 	return exitOK
 }
 
-// saveFailure writes a failing seed's scenario file (sweep.Report.FailureFile) into dir
+// saveFailure writes a failing seed's scenario file (sweep.Report.FailureFile), and its shrunk
+// plan's (MinFile) if it has one, into dir
 // atomically: a temporary file, synced and renamed into place.
 func saveFailure(dir string, r sweep.Report) error {
 	name, data := r.FailureFile()
-	return atomicfile.WriteFile(filepath.Join(dir, name), data)
+	if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
+		return err
+	}
+	if name, data, ok := r.MinFile(); ok {
+		return atomicfile.WriteFile(filepath.Join(dir, name), data)
+	}
+	return nil
 }
 
 // sweepMemoryLimit is the soft heap limit a sweep runs under.

@@ -26,9 +26,20 @@ func NewReport(o sim.Outcome) Report {
 	return Report{o, RunCommand(o.Plan.Seed, o.Plan.Version, o.Steps)}
 }
 
-// RunCommand is the replay command of a generated plan, from the effective configuration.
+// RunCommand is the replay command of a generated plan, from the effective configuration
+// (Command).
 func RunCommand(seed uint64, v model.FlinkVersion, steps int) string {
-	return fmt.Sprintf("simulate run --seed %d --flink %s --steps %d", seed, v, steps)
+	return Command(fmt.Sprintf("run --seed %d --flink %s --steps %d", seed, v, steps))
+}
+
+// Command is the shell command running 'simulate ARGS' the way this process models Flink:
+// "simulate ARGS", or in a mutants build running a mutant (model.ActiveMutant) the build tag
+// and environment it needs, "RESTORESIM_MUTANT=name go run -tags mutants ./cmd/simulate ARGS".
+func Command(args string) string {
+	if m := model.ActiveMutant(); m != "" {
+		return fmt.Sprintf("%s=%s go run -tags mutants ./cmd/simulate %s", model.MutantEnvVar, m, args)
+	}
+	return "simulate " + args
 }
 
 // ReplayCommand is the one command that reproduces p, read from the scenario file path:
@@ -40,7 +51,7 @@ func ReplayCommand(p sim.Plan, path string) string {
 			return RunCommand(p.Seed, p.Version, len(p.Steps))
 		}
 	}
-	return "simulate replay " + quoteShellArg(path)
+	return Command("replay " + quoteShellArg(path))
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
@@ -154,6 +165,39 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "# To reproduce: %s\n", r.Replay)
+	if r.Min != nil {
+		r.WriteShrunk(w)
+	}
+}
+
+// WriteShrunk prints the shrunk plan of a failing run (sim.ShrinkOutcome; nothing when it has
+// none) as '#' comments:
+// what still fails, then the scenario, which replays with 'simulate replay' once saved
+// without the leading "# ".
+func (r *Report) WriteShrunk(w io.Writer) {
+	m := r.Min
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(w, "#\n# Shrunk to %d of %d steps, still failing %s%s.\n", len(m.Plan.Steps), r.Steps, sim.FirstFailure(m.Violations), r.minWhere())
+	fmt.Fprintf(w, "# To reproduce: save the lines below without \"# \" as FILE, then: %s\n", Command("replay FILE"))
+	for _, l := range strings.SplitAfter(strings.TrimRight(m.Plan.Render(), "\n"), "\n") {
+		fmt.Fprint(w, "# "+l)
+	}
+	fmt.Fprintln(w)
+}
+
+// minWhere names the step of the shrunk run's first failing violation: " at step N (step)".
+func (r *Report) minWhere() string {
+	for _, v := range r.Min.Violations {
+		if v.Known == "" {
+			if s := stepName(r.Min.Plan, v.Step); s != "" {
+				return fmt.Sprintf(" at step %d (%s)", v.Step, s)
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // Text is the report's whole text: WriteHeader, then WriteText.
@@ -250,4 +294,24 @@ func (r *Report) FailureFile() (name string, data []byte) {
 	b.WriteString("\n\n")
 	b.WriteString(r.Plan.Render())
 	return name, []byte(b.String())
+}
+
+// MinFile is the scenario file a sweep saves for a failing seed's shrunk plan (sim.Outcome.Min),
+// ok false when it has none: its name (FailureFile's, ending "-min.txt") and its text, its run's
+// report as comments, then the plan, which replays with 'simulate replay'.
+func (r *Report) MinFile() (name string, data []byte, ok bool) {
+	if r.Min == nil {
+		return "", nil, false
+	}
+	name = fmt.Sprintf("seed-%d-flink-%s-steps-%d-min.txt", r.Plan.Seed, r.Plan.Version, r.Steps)
+	m := Report{Outcome: *r.Min, Replay: Command("replay " + name)}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps); shrunk to %s, still failing %s.\n", r.Plan.Seed, r.Plan.Version, r.Steps, countNoun(len(m.Plan.Steps), "step"), sim.FirstFailure(m.Violations))
+	fmt.Fprintf(&b, "# The original: %s\n#\n", r.Replay)
+	for _, l := range strings.SplitAfter(strings.TrimRight(m.Text(), "\n"), "\n") {
+		b.WriteString("# " + l)
+	}
+	b.WriteString("\n\n")
+	b.WriteString(m.Plan.Render())
+	return name, []byte(b.String()), true
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -82,5 +83,31 @@ func TestParseScenario(t *testing.T) {
 		if _, err := ParseScenario([]byte(text)); err == nil || err.Error() != want {
 			t.Errorf("ParseScenario(%q) = %v, want %s", text, err, want)
 		}
+	}
+}
+
+func TestMinFileAndShrunkText(t *testing.T) {
+	o := sim.RunSeed(3, model.Flink118, 6)
+	r := NewReport(o)
+	if _, _, ok := r.MinFile(); ok {
+		t.Fatal("a report without a shrunk plan has a MinFile")
+	}
+	m := sim.RunSafe(sim.Plan{Seed: o.Plan.Seed, Version: o.Plan.Version, Job: o.Plan.Job, Steps: o.Plan.Steps[:2]})
+	r.Min = &m
+	name, data, ok := r.MinFile()
+	if !ok || name != "seed-3-flink-1.18-steps-6-min.txt" {
+		t.Fatalf("MinFile name %q, ok %t", name, ok)
+	}
+	p, err := ParseScenario(data)
+	if err != nil || p.Render() != m.Plan.Render() {
+		t.Fatalf("MinFile does not parse back to the shrunk plan (%v):\n%s", err, data)
+	}
+	var b strings.Builder
+	r.WriteShrunk(&b)
+	if !strings.Contains(b.String(), "# Shrunk to 2 of 6 steps") || !strings.Contains(b.String(), "# "+m.Plan.Steps[1].String()+"\n") {
+		t.Errorf("WriteShrunk:\n%s", b.String())
+	}
+	if got := Command("replay x"); got != "simulate replay x" {
+		t.Errorf("Command in a normal build = %q", got)
 	}
 }

@@ -127,7 +127,11 @@ func sharePct(n, of int) string {
 // WriteText prints the summary as the text 'simulate sweep' and 'simulate summarize' print:
 // the seeds, outcome counts, violations by invariant, known issues, features (sim.Labels), the
 // replay commands of the MaxListed smallest failing seeds, and a last line "FAIL: …" or "ok: …".
-func (s *Summary) WriteText(w io.Writer) {
+func (s *Summary) WriteText(w io.Writer) { s.WriteTextShrunk(w, nil) }
+
+// WriteTextShrunk is WriteText, with the shrunk plans of the failing seeds in shrunk
+// (Report.WriteShrunk) after their replay commands, before the last line.
+func (s *Summary) WriteTextShrunk(w io.Writer, shrunk []Report) {
 	if s.seeds == 0 {
 		fmt.Fprintln(w, "seeds    0")
 	} else {
@@ -187,10 +191,20 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, f := range s.failing {
-		fmt.Fprintf(w, "  simulate run --seed %d --flink %s --steps %d\n", f.seed, f.flink, f.steps)
+		fmt.Fprintf(w, "  %s\n", Command(fmt.Sprintf("run --seed %d --flink %s --steps %d", f.seed, f.flink, f.steps)))
 	}
 	if more := s.failed - len(s.failing); more > 0 {
 		fmt.Fprintf(w, "  ... and %d more (the %d smallest seeds are listed)\n", more, MaxListed)
+	}
+	if len(shrunk) > 0 {
+		fmt.Fprintf(w, "\nshrunk failing seeds (%d)\n", len(shrunk))
+	}
+	for i, r := range shrunk {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "# seed %d flink %s: %s\n", r.Plan.Seed, r.Plan.Version, r.Replay)
+		r.WriteShrunk(w)
 	}
 	fmt.Fprintln(w)
 	if s.failed > 0 {
