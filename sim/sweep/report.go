@@ -33,11 +33,11 @@ func RunCommand(seed uint64, v model.FlinkVersion, steps int) string {
 }
 
 // Command is the shell command running 'simulate ARGS' the way this process models Flink:
-// "simulate ARGS", or in a mutants build running a mutant (model.ActiveMutant) the build tag
+// "simulate ARGS", or in a mutants build running a mutant (activeMutant) the build tag
 // and environment it needs, "RESTORESIM_MUTANT=name go run -tags mutants ./cmd/simulate ARGS".
 func Command(args string) string {
-	if m := model.ActiveMutant(); m != "" {
-		return fmt.Sprintf("%s=%s go run -tags mutants ./cmd/simulate %s", model.MutantEnvVar, m, args)
+	if m := activeMutant(); m != "" {
+		return fmt.Sprintf("%s=%s go run -tags mutants ./cmd/simulate %s", mutantEnvVar, m, args)
 	}
 	return "simulate " + args
 }

@@ -37,6 +37,3 @@ func names() string {
 	}
 	return strings.Join(out, ", ")
 }
-
-// Active is the name of the mutant switched on, "" when none is.
-func Active() string { return active.String() }
