@@ -82,3 +82,24 @@ func TestBytesReadRocksDBHeader(t *testing.T) {
 	}
 	t.Fatal("operator add2ad1ab50ccfbdd5ddb85805c0d0d1 not planned")
 }
+
+// ReadsAt gives every new subtask's bytes read at each target; a refused target is an error.
+func TestReadsAt(t *testing.T) {
+	sp := openReal(t, "kafka-enum1.metadata")
+	rows, err := ReadsAt(sp, model.Flink118, []int{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteReadsCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	want := "to,operator_id,subtask,bytes_read\n1,cb16aa5adb311e8ac72482def19accbe,0,1089\n" +
+		"2,cb16aa5adb311e8ac72482def19accbe,0,661\n2,cb16aa5adb311e8ac72482def19accbe,1,661\n"
+	if b.String() != want {
+		t.Errorf("CSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+	if _, err := ReadsAt(sp, model.Flink118, []int{129}); err == nil || !strings.Contains(err.Error(), "at parallelism 129 the restore is refused") {
+		t.Errorf("P=129: %v", err)
+	}
+}
