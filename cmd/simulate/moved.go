@@ -8,11 +8,12 @@ import (
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/savepoint"
 	"github.com/restoresim/restoresim/plots"
 )
 
 func init() {
-	register(&command{name: "moved", summary: "the share of keyed state (key groups) that changes subtask in a rescale", run: runMoved})
+	register(&command{name: "moved", summary: "the key groups that change owner (subtask) in a rescale; --from-savepoint: bytes each subtask reads", run: runMoved})
 }
 
 const movedHelp = `For each max parallelism M, counts the key groups whose subtask changes when a job is rescaled
@@ -28,7 +29,11 @@ keeps on restore). Rescales with P or Q above M are skipped (Flink refuses them)
 left it is an error, and so are more than 2097152 rescales or more than 33554432 subtask
 ranges compared (the sum of min(P, Q)) in one run; with --out at most 65536 rescales and 256
 max parallelisms. Without --out, rows are printed as they are computed.
---out draws one bar per M (a single Q) or one line per M against Q.`
+--out draws one bar per M (a single Q) or one line per M against Q.
+This counts ownership changes only: on a rescale every new subtask restores from checkpoint
+storage. --from-savepoint PATH instead prints, for each Q of --to, the bytes each new subtask
+reads (plan's bytes_read) as CSV to,operator_id,subtask,bytes_read (--from, --max-parallelism
+not used).`
 
 func runMoved(e *env, args []string) int {
 	fs := cliflags.New("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
@@ -36,6 +41,7 @@ func runMoved(e *env, args []string) int {
 	fs.Var(&from, "from", "the parallelism `P` before the rescale (1..32768)")
 	to := fs.String("to", "", "the parallelism(s) after the rescale: `LIST`, e.g. 12 or 2..16")
 	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720 or default")
+	fromSP := fs.String("from-savepoint", "", "print the bytes each new subtask of this savepoint `PATH` reads at each --to")
 	cf := addChartFlags(fs)
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
@@ -46,6 +52,24 @@ func runMoved(e *env, args []string) int {
 	}
 	if err := cf.check(); err != nil {
 		return e.failf("moved", "%v", err)
+	}
+	if *fromSP != "" {
+		qs, err := parseIntList("--to", *to)
+		if err != nil {
+			return e.failf("moved", "%v", err)
+		}
+		sp, err := openSavepoint(e, *fromSP)
+		if err != nil {
+			return e.failf("moved", "%v", err)
+		}
+		rows, err := savepoint.ReadsAt(sp, model.NewestFlinkRelease, qs)
+		if err == nil {
+			err = savepoint.WriteReadsCSV(e.stdout, rows)
+		}
+		if err != nil {
+			return e.failf("moved", "%v", err)
+		}
+		return exitOK
 	}
 	if !from.Given {
 		return e.failf("moved", "--from P is required")

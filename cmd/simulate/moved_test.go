@@ -167,3 +167,19 @@ func (c *lineCounter) Write(b []byte) (int, error) {
 	*c += lineCounter(bytes.Count(b, []byte{'\n'}))
 	return len(b), nil
 }
+
+// moved --from-savepoint prints the bytes each new subtask reads at each --to; the help says
+// the default output counts ownership changes only.
+func TestMovedFromSavepoint(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "kafka-enum1.metadata")
+	code, out, errOut := runCLI(t, "", "moved", "--to", "2", "--from-savepoint", path)
+	if want := "to,operator_id,subtask,bytes_read\n2,cb16aa5adb311e8ac72482def19accbe,0,661\n2,cb16aa5adb311e8ac72482def19accbe,1,661\n"; code != 0 || out != want {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "moved", "--to", "200", "--from-savepoint", path); code != 2 || !strings.Contains(errOut, "refused") {
+		t.Errorf("P=200: exit %d, %s", code, errOut)
+	}
+	if _, out, _ := runCLI(t, "", "moved", "--help"); !strings.Contains(out, "counts ownership changes only") {
+		t.Errorf("help lacks the ownership note:\n%s", out)
+	}
+}

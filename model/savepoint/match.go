@@ -273,3 +273,70 @@ func allOffsets(h *model.OperatorStateHandle) []int64 {
 	}
 	return sortedPositive(all)
 }
+
+// bytesRead is what a new subtask's restore downloads for the handles st gives it (SPEC-less;
+// Flink 1.18's HeapRestoreOperation and OperatorStateRestoreOperation): a key-groups or
+// operator-state handle is opened, its header (the bytes before the handle's smallest
+// positive offset, the whole stream when it has none) read, then each received entry sought
+// and read (entry bytes as in keyedReceivedBytes and operator); any other keyed handle
+// (incremental, changelog) is downloaded whole. A UNION subtask thus reads, of every old
+// handle holding UNION state, its header and every UNION entry (and the entries of the other
+// modes it was given); a BROADCAST subtask the header and broadcast entries of the handles
+// it was given.
+func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
+	var n int64
+	for _, raw := range []bool{false, true} {
+		got := st.ManagedKeyedState
+		if raw {
+			got = st.RawKeyedState
+		}
+		seq := x.keyedSeq(raw)
+		for _, g := range got {
+			if g == nil {
+				continue
+			}
+			kg, ok := g.(*model.KeyGroupsStateHandle)
+			if !ok {
+				n += g.StateSize()
+				continue
+			}
+			for _, o := range seq {
+				if ok := sameKeyedHandle(o.h, g); ok {
+					old := o.h.(*model.KeyGroupsStateHandle)
+					n += headerBytes(sortedPositive(old.Offsets.Offsets), old.Delegate.Size) + keyedReceivedBytes(old, kg)
+					break
+				}
+			}
+		}
+		ogot := st.ManagedOperatorState
+		if raw {
+			ogot = st.RawOperatorState
+		}
+		olds := x.operatorHandles(raw)
+		for _, g := range ogot {
+			for _, o := range olds {
+				if o.h.Delegate != g.Delegate {
+					continue
+				}
+				all := allOffsets(o.h)
+				n += headerBytes(all, o.h.Delegate.Size)
+				for _, s := range g.States {
+					for _, off := range s.Offsets {
+						n += elementBytes(all, off, o.h.Delegate.Size)
+					}
+				}
+				break
+			}
+		}
+	}
+	return n
+}
+
+// headerBytes is a stream's header: the bytes before its smallest positive offset, the whole
+// stream when it has none.
+func headerBytes(sorted []int64, size int64) int64 {
+	if len(sorted) == 0 || sorted[0] > size {
+		return size
+	}
+	return sorted[0]
+}

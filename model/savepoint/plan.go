@@ -96,6 +96,15 @@ type OperatorPlan struct {
 	// DroppedStateBytes is the state an operator the restore skips (status "dropped" under
 	// AllowNonRestoredState) loses: keyed, operator, coordinator and channel state.
 	DroppedStateBytes int64 `json:"dropped_state_bytes"`
+	// BytesRead is the sum of the subtasks' BytesRead.
+	BytesRead int64 `json:"bytes_read"`
+	// CoordinatorStateBytes is the operator coordinator state (e.g. a source's split
+	// enumerator), restored on the JobManager, not by a subtask.
+	CoordinatorStateBytes int64 `json:"coordinator_state_bytes"`
+	// ReadAmplification is (BytesRead + CoordinatorStateBytes) over the operator's state bytes
+	// in the checkpoint (keyed, operator, coordinator and channel state); null when it has none.
+	// UNION state, which every new subtask reads whole, makes it grow with the parallelism.
+	ReadAmplification *float64 `json:"read_amplification"`
 }
 
 // SubtaskPlan is what one new subtask of an operator receives.
@@ -114,6 +123,11 @@ type SubtaskPlan struct {
 	// state name.
 	ManagedOperatorState map[string]*OperatorStatePart `json:"managed_operator_state"`
 	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
+	// BytesRead is what the subtask's restore downloads: of each key-groups and operator-state
+	// handle it is given, the stream header (the bytes before the handle's smallest offset)
+	// and its entries; incremental and changelog handles whole; a UNION subtask the header and
+	// every UNION entry of every old handle holding UNION state.
+	BytesRead int64 `json:"bytes_read"`
 }
 
 // KeyedBytes is the bytes of the keyed handles the subtask receives, managed and raw.
@@ -425,6 +439,8 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 					if ps.RawOperatorState, err = ix.operator(st.RawOperatorState, true); err != nil {
 						return nil, fmt.Errorf("operator %v, subtask %d, raw operator state: %w", os.OperatorID, s, err)
 					}
+					ps.BytesRead = ix.bytesRead(st)
+					po.BytesRead += ps.BytesRead
 				}
 			}
 			for _, l := range [][]KeyedPart{ps.ManagedKeyedState, ps.RawKeyedState} {
@@ -439,6 +455,12 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			}
 			po.StateBytes += ps.StateBytes
 			po.Subtasks = append(po.Subtasks, ps)
+		}
+		sb := stateBytesOf(fo)
+		po.CoordinatorStateBytes = sb.coordinator
+		if sb.total() > 0 {
+			a := float64(po.BytesRead+po.CoordinatorStateBytes) / float64(sb.total())
+			po.ReadAmplification = &a
 		}
 		if union, total := unionBytes(old); total > 0 && union*int64(va.Parallelism) >= UnionAmplificationThreshold*total {
 			po.Notes = append(po.Notes, fmt.Sprintf("UNION state read amplification %.1fx: each of the %d new subtasks reads all %d bytes of UNION state, %d bytes read for %d state bytes (noted from %dx)",

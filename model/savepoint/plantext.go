@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/restoresim/restoresim/model"
 )
 
 // WriteText writes the plan's text form, what `simulate plan` prints: a line naming the file,
@@ -104,6 +106,7 @@ func (pl *RestorePlan) WriteText(out io.Writer) error {
 		if o.DroppedStateBytes > 0 {
 			fmt.Fprintf(w, "  DROPPED: %d state bytes\n", o.DroppedStateBytes)
 		}
+		writeBytesRead(w, &o)
 		for _, s := range o.Subtasks {
 			fmt.Fprintf(w, "  subtask %d: key groups %d..%d", s.Index, s.KeyGroups[0], s.KeyGroups[1])
 			switch {
@@ -185,4 +188,47 @@ func pairsText(pairs [][2]int) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// writeBytesRead says what the operator's restore reads (OperatorPlan.BytesRead and the
+// coordinator state), with the range over the subtasks and the UNION share spelled out; nothing
+// when it reads nothing.
+func writeBytesRead(w io.Writer, o *OperatorPlan) {
+	if o.BytesRead+o.CoordinatorStateBytes == 0 || o.ReadAmplification == nil {
+		return
+	}
+	lo, hi := int64(-1), int64(0)
+	for _, s := range o.Subtasks {
+		if lo < 0 || s.BytesRead < lo {
+			lo = s.BytesRead
+		}
+		hi = max(hi, s.BytesRead)
+	}
+	fmt.Fprintf(w, "  bytes read: %d by %d %s (%d..%d each)", o.BytesRead, len(o.Subtasks), planNoun(len(o.Subtasks), "subtask", "subtasks"), max(lo, 0), hi)
+	if o.CoordinatorStateBytes > 0 {
+		fmt.Fprintf(w, " + %d coordinator state (on the JobManager)", o.CoordinatorStateBytes)
+	}
+	fmt.Fprintf(w, ", read amplification %.2fx\n", *o.ReadAmplification)
+	if u := o.unionPerSubtask(); u > 0 {
+		fmt.Fprintf(w, "  UNION state: each of the %d subtasks reads all %d bytes of UNION entries, %d x %d = %d bytes\n", len(o.Subtasks), u, u, len(o.Subtasks), u*int64(len(o.Subtasks)))
+	}
+}
+
+// unionPerSubtask is the bytes of UNION entries the first restored subtask receives (every
+// subtask receives the same).
+func (o *OperatorPlan) unionPerSubtask() int64 {
+	for _, s := range o.Subtasks {
+		var n int64
+		for _, m := range []map[string]*OperatorStatePart{s.ManagedOperatorState, s.RawOperatorState} {
+			for _, st := range m {
+				if st.Mode == model.Union.String() {
+					n += st.Bytes
+				}
+			}
+		}
+		if n > 0 || s.RestoreObject {
+			return n
+		}
+	}
+	return 0
 }

@@ -66,6 +66,7 @@ func TestRestorePlanWriteText(t *testing.T) {
 		`max restorable parallelism: 8 (the largest --parallelism at which the whole restore succeeds)`,
 		`operator ` + id + `: parallelism 2 -> 4, max parallelism 8, task "operator ` + id + `", 45 state bytes`,
 		`  note: the task's max parallelism 8 is adopted from the restored state (it was not configured; default 128)`,
+		`  bytes read: 55 by 4 subtasks (0..43 each), read amplification 1.10x`,
 		`  subtask 0: key groups 0..1, keyed state 0 bytes, operator state 0 entries, 0 bytes`,
 		`  subtask 1: key groups 2..3, keyed state 0 bytes, operator state 0 entries, 0 bytes`,
 		`  subtask 2: key groups 4..5, keyed state 7 bytes, operator state 0 entries, 0 bytes`,

@@ -1,6 +1,7 @@
 package savepoint
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -49,6 +50,20 @@ func TestUnionAmplificationNote(t *testing.T) {
 		pl, err := PlanRestore(sp, Options{Parallelism: c.p})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Every subtask reads the 10-byte header and both UNION entries; the SPLIT entry at
+		// offset 0 counts no bytes.
+		for _, st := range pl.Operators[0].Subtasks {
+			if st.BytesRead != 110 {
+				t.Errorf("P=%d: subtask %d reads %d bytes, want 110", c.p, st.Index, st.BytesRead)
+			}
+		}
+		var b strings.Builder
+		if err := pl.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("  UNION state: each of the %d subtasks reads all 100 bytes of UNION entries, 100 x %d = %d bytes\n", c.p, c.p, 100*c.p); !strings.Contains(b.String(), want) {
+			t.Errorf("P=%d: text lacks %q", c.p, want)
 		}
 		var got string
 		for _, n := range pl.Operators[0].Notes {
