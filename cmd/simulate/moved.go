@@ -33,7 +33,7 @@ max parallelisms. Without --out, rows are printed as they are computed.
 This counts ownership changes only: on a rescale every new subtask restores from checkpoint
 storage. --from-savepoint PATH instead prints, for each Q of --to, the bytes each new subtask
 reads (plan's bytes_read) as CSV to,operator_id,subtask,bytes_read (--from, --max-parallelism
-not used).`
+and --out are then errors).`
 
 func runMoved(e *env, args []string) int {
 	fs := cliflags.New("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
@@ -54,6 +54,9 @@ func runMoved(e *env, args []string) int {
 		return e.failf("moved", "%v", err)
 	}
 	if *fromSP != "" {
+		if from.Given || *maxPar != "" || *cf.out != "" {
+			return e.failf("moved", "--from-savepoint takes the parallelisms and max parallelisms from the savepoint: --from, --max-parallelism and --out do not apply")
+		}
 		qs, err := parseIntList("--to", *to)
 		if err != nil {
 			return e.failf("moved", "%v", err)

@@ -179,6 +179,10 @@ func TestMovedFromSavepoint(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", "moved", "--to", "200", "--from-savepoint", path); code != 2 || !strings.Contains(errOut, "refused") {
 		t.Errorf("P=200: exit %d, %s", code, errOut)
 	}
+	for _, extra := range [][]string{{"--from", "3"}, {"--max-parallelism", "128"}, {"--out", filepath.Join(t.TempDir(), "m.png")}} {
+		code, out, errOut := runCLI(t, "", append([]string{"moved", "--to", "2", "--from-savepoint", path}, extra...)...)
+		wantUsageError(t, "--from, --max-parallelism and --out do not apply", code, out, errOut)
+	}
 	if _, out, _ := runCLI(t, "", "moved", "--help"); !strings.Contains(out, "counts ownership changes only") {
 		t.Errorf("help lacks the ownership note:\n%s", out)
 	}
