@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"strings"
 	"testing"
@@ -13,15 +12,7 @@ import (
 // ../../model/autoscaler/testdata/autoscaler_alignment.csv (the operator's own output for M = 128,
 // current 10) over all its targets and compares the parallelism column.
 func TestAutoscaleGolden(t *testing.T) {
-	f, err := os.Open("../../model/autoscaler/testdata/autoscaler_alignment.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, "../../model/autoscaler/testdata/autoscaler_alignment.csv")
 	type combo struct{ operator, mode, m, input, k, current, lower, upper string }
 	want := map[combo]map[string]string{} // target → parallelism
 	var order []combo

@@ -13,15 +13,7 @@ import (
 // of model/testdata/flink/subtask_state_mappings.csv (Flink 1.18's own mappings, old, new ≤ 12),
 // with the file's rows, in order.
 func TestChannelMappingGolden(t *testing.T) {
-	f, err := os.Open("../../model/testdata/flink/subtask_state_mappings.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, "../../model/testdata/flink/subtask_state_mappings.csv")
 	if got := strings.Join(rows[0], ","); got != "mapper,old_parallelism,new_parallelism,new_subtask,old_subtasks,ambiguous" {
 		t.Fatalf("golden header %q", got)
 	}
@@ -148,4 +140,19 @@ func TestChannelMappingDocTranscripts(t *testing.T) {
 	if want := 6; checked != want {
 		t.Errorf("%d channel-mapping transcripts checked, want %d (update the count when the docs change)", checked, want)
 	}
+}
+
+// readCSV reads a golden CSV file of the model's testdata, header row included.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
