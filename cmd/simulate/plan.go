@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
@@ -240,20 +239,12 @@ func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorI
 
 // Chart.
 
-// writePlanChart draws the state bytes each new subtask receives, stacked per operator
-// (plots.RestorePlanBytes), and writes it atomically.
+// writePlanChart draws the bytes each new subtask reads, one panel per task
+// (plots.NewPlanChart), and writes it atomically in the format of path's extension.
 func writePlanChart(path string, pl *savepoint.RestorePlan) error {
-	f, err := plots.FormatOf(path)
+	c, err := plots.NewPlanChart(pl).Chart()
 	if err != nil {
 		return err
 	}
-	target := "the --job"
-	if pl.NewParallelism != nil {
-		target = fmt.Sprintf("p=%d", *pl.NewParallelism)
-	}
-	b, err := plots.RestoreBytesImage(fmt.Sprintf("State bytes per new subtask: %s, Flink %s, %s", filepath.Base(pl.Path), pl.Flink, target), plots.RestorePlanBytes(pl), f)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, b)
+	return c.WriteFile(path, plots.EncodeOptions{})
 }
