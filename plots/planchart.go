@@ -424,13 +424,17 @@ func textStyle(size vg.Length, c color.Color) text.Style {
 	return text.Style{Color: c, Font: font.From(plot.DefaultFont, size), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
 }
 
-// fit shortens s with "…" until it is at most w wide in style sty.
+// textWidth is the width of s in style sty with room to spare for an SVG viewer that
+// substitutes a wider font (DejaVu Serif, for one, is some 20% wider than Liberation Serif).
+func textWidth(sty text.Style, s string) vg.Length { return sty.Width(s) * 1.25 }
+
+// fit shortens s with "…" until its textWidth is at most w.
 func fit(sty text.Style, s string, w vg.Length) string {
-	if sty.Width(s) <= w {
+	if textWidth(sty, s) <= w {
 		return s
 	}
 	r := []rune(s)
-	for len(r) > 0 && sty.Width(string(r)+"…") > w {
+	for len(r) > 0 && textWidth(sty, string(r)+"…") > w {
 		r = r[:len(r)-1]
 	}
 	return string(r) + "…"
@@ -443,7 +447,7 @@ func (pc PlanChart) Chart() (*Chart, error) {
 	legendSty := textStyle(9, color.Black)
 	widths := make([]vg.Length, len(pc.Legend))
 	for i, s := range pc.Legend {
-		widths[i] = legendSty.Width(s)
+		widths[i] = textWidth(legendSty, s)
 	}
 	subtasks := make([]int, len(pc.Panels))
 	for i, p := range pc.Panels {
@@ -508,7 +512,7 @@ func wrap(sty text.Style, s string, w vg.Length, maxLines int) []string {
 			line = word
 			continue
 		}
-		if sty.Width(line+" "+word) <= w {
+		if textWidth(sty, line+" "+word) <= w {
 			line += " " + word
 			continue
 		}

@@ -332,6 +332,15 @@ func TestPlanChartAndDeterminism(t *testing.T) {
 			t.Errorf("%s: chart %v %v", ext, fi, err)
 		}
 	}
+	// A refused plan's chart is written too (exit 1) and titled with the check.
+	refused := filepath.Join(realMetadata(t), "new-stateful-udf-migration-itcase-flink1.18-hashmap-savepoint.metadata")
+	out := filepath.Join(t.TempDir(), "refused.svg")
+	if code, _, errs := runCLI(t, "", "plan", refused, "--parallelism", "5", "--out", out); code != 1 || errs != "" {
+		t.Fatalf("refused plan: exit %d, stderr %q", code, errs)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), ">REFUSED: max-parallelism-below-parallelism</text>") {
+		t.Errorf("refused plan's SVG (%v) has no title REFUSED: max-parallelism-below-parallelism", err)
+	}
 }
 
 // TestPlanDocs checks that the example in docs/plan.md is what plan prints.
