@@ -32,29 +32,39 @@ type PlanChart struct {
 	Subtitle string
 	// Panels are the tasks that read state, in the order of the plan's vertices.
 	Panels []PlanPanel
-	// Legend labels the operators drawn; operator Panels[i].Operators[k].Legend is
-	// Legend[that index], drawn in colour planColor(that index).
-	Legend []string
+	// Legend names the operators of the panels that stack more than one (a panel of one
+	// operator is named by its title): "<task>: <operator>", in the colour of the operator's
+	// place in its panel's stack.
+	Legend []LegendEntry
 	// Lines are said below the panels: one per refused operator (its check and what would
 	// work), what is dropped, the tasks not drawn because they read nothing.
 	Lines []string
 }
 
+// LegendEntry is one entry of a plan chart's legend: its label and colour (planColor(Color)).
+type LegendEntry struct {
+	Label string
+	Color int
+}
+
 // PlanPanel is one task (vertex) of a restore plan's chart.
 type PlanPanel struct {
-	// Title names the task and gives its parallelism and where that came from, e.g.
-	// "Source: kafka -> map · p=2 (job)".
+	// Name names the task: the job file's vertex name, or (no job file) the operator's label.
+	Name string
+	// Title is Name followed by the parallelism and, unless it is the default, where it came
+	// from, e.g. "Source: kafka -> map · p=2 (job)".
 	Title string
 	// Parallelism is the task's, and the number of bars.
 	Parallelism int
 	// Operators are the chain's operators that take state, head first (the bottom of each
-	// stack); each has one value per subtask.
+	// stack, colour planColor(0)); each has one value per subtask.
 	Operators []PanelOperator
 }
 
-// PanelOperator is one operator of a panel: the bytes each new subtask's restore reads for it.
+// PanelOperator is one operator of a panel: its label and the bytes each new subtask's
+// restore reads for it.
 type PanelOperator struct {
-	Legend    int
+	Label     string
 	BytesRead []int64
 }
 
@@ -90,10 +100,10 @@ func NewPlanChart(pl *savepoint.RestorePlan) PlanChart {
 			ops = append(ops, o)
 			read += o.BytesRead
 		}
-		title := panelTitle(pl, v, ops)
+		name, suffix := panelTitle(pl, v, ops)
 		if read == 0 {
 			if len(ops) > 0 {
-				quiet = append(quiet, title)
+				quiet = append(quiet, name+suffix)
 			}
 			continue
 		}
@@ -101,10 +111,12 @@ func NewPlanChart(pl *savepoint.RestorePlan) PlanChart {
 			hidden++
 			continue
 		}
-		pp := PlanPanel{Title: title, Parallelism: v.Parallelism}
-		for _, o := range ops {
-			po := PanelOperator{Legend: len(pc.Legend), BytesRead: make([]int64, len(o.Subtasks))}
-			pc.Legend = append(pc.Legend, operatorLabel(o))
+		pp := PlanPanel{Name: name, Title: name + suffix, Parallelism: v.Parallelism}
+		for k, o := range ops {
+			po := PanelOperator{Label: operatorLabel(o), BytesRead: make([]int64, len(o.Subtasks))}
+			if len(ops) > 1 {
+				pc.Legend = append(pc.Legend, LegendEntry{Label: name + ": " + po.Label, Color: k})
+			}
 			for s, st := range o.Subtasks {
 				po.BytesRead[s] = st.BytesRead
 			}
@@ -178,7 +190,11 @@ func planSubtitle(pl *savepoint.RestorePlan) string {
 	case pl.NewParallelism != nil:
 		target = "p=" + strconv.Itoa(*pl.NewParallelism)
 	}
-	s := fmt.Sprintf("%s, Flink %s restore into %s: ", filepath.Base(pl.Path), pl.Flink, target)
+	s := fmt.Sprintf("%s, Flink %s restore into %s", filepath.Base(pl.Path), pl.Flink, target)
+	if len(pl.Operators) == 0 {
+		return s
+	}
+	s += ": "
 	if pl.Restorable {
 		s += "what each new subtask's restore downloads, per task, stacked by operator"
 	} else {
@@ -202,15 +218,15 @@ func planSubtitle(pl *savepoint.RestorePlan) string {
 var hex32 = regexp.MustCompile(`[0-9a-f]{32}`)
 
 // panelTitle names a task: the job file's vertex name, or (one task per operator, no job
-// file) the operator's label; 32-hex operator IDs shortened to 8 digits; then the
-// parallelism and, unless it is --parallelism, its source.
-func panelTitle(pl *savepoint.RestorePlan, v savepoint.VertexPlan, ops []*savepoint.OperatorPlan) string {
-	name := v.Name
+// file) the operator's label, 32-hex operator IDs shortened to 8 digits; and the suffix of
+// its title: the parallelism and, unless it is --parallelism, its source.
+func panelTitle(pl *savepoint.RestorePlan, v savepoint.VertexPlan, ops []*savepoint.OperatorPlan) (name, suffix string) {
+	name = v.Name
 	if !pl.Job && len(ops) == 1 {
 		name = operatorLabel(ops[0])
 	}
 	name = hex32.ReplaceAllStringFunc(name, func(id string) string { return id[:8] })
-	t := fmt.Sprintf("%s · p=%d", name, v.Parallelism)
+	t := fmt.Sprintf(" · p=%d", v.Parallelism)
 	if v.ParallelismSource != "" && v.ParallelismSource != savepoint.SourceDefault {
 		src := string(v.ParallelismSource)
 		switch v.ParallelismSource {
@@ -221,7 +237,7 @@ func panelTitle(pl *savepoint.RestorePlan, v savepoint.VertexPlan, ops []*savepo
 		}
 		t += " (" + src + ")"
 	}
-	return t
+	return name, t
 }
 
 // operatorLabel is an operator's uid, else its name, else "operator" and the first 8 hex
@@ -446,8 +462,8 @@ func fit(sty text.Style, s string, w vg.Length) string {
 func (pc PlanChart) Chart() (*Chart, error) {
 	legendSty := textStyle(9, color.Black)
 	widths := make([]vg.Length, len(pc.Legend))
-	for i, s := range pc.Legend {
-		widths[i] = textWidth(legendSty, s)
+	for i, e := range pc.Legend {
+		widths[i] = textWidth(legendSty, e.Label)
 	}
 	subtasks := make([]int, len(pc.Panels))
 	for i, p := range pc.Panels {
@@ -491,15 +507,33 @@ func (pc PlanChart) Chart() (*Chart, error) {
 		}
 		for i, r := range lay.Legend {
 			mid := (r.Min.Y + r.Max.Y) / 2
-			c.SetColor(planColor(i))
+			c.SetColor(planColor(pc.Legend[i].Color))
 			c.Fill(vg.Rectangle{Min: vg.Point{X: r.Min.X, Y: mid - planSwatch/2}, Max: vg.Point{X: r.Min.X + planSwatch, Y: mid + planSwatch/2}}.Path())
 			sty := legendSty
 			sty.YAlign = draw.YCenter
 			lx := r.Min.X + planSwatch + planGap/2
-			c.FillText(sty, vg.Point{X: lx, Y: mid}, fit(sty, pc.Legend[i], r.Max.X-lx))
+			c.FillText(sty, vg.Point{X: lx, Y: mid}, fit(sty, pc.Legend[i].Label, r.Max.X-lx))
 		}
 	}
 	return &Chart{width: lay.Width, height: lay.Height, draw: drawFn}, nil
+}
+
+// fitTitle is a panel's title, at most w wide: when too wide, the middle of its name gives
+// way to "…" (the head and the tail of a name tell tasks apart), the suffix stays.
+func fitTitle(sty text.Style, p PlanPanel, w vg.Length) string {
+	if textWidth(sty, p.Title) <= w || !strings.HasPrefix(p.Title, p.Name) {
+		return fit(sty, p.Title, w)
+	}
+	suffix := strings.TrimPrefix(p.Title, p.Name)
+	r := []rune(p.Name)
+	for cut := 1; cut < len(r); cut++ {
+		head := (len(r) - cut + 1) / 2
+		t := string(r[:head]) + "…" + string(r[head+cut:]) + suffix
+		if textWidth(sty, t) <= w {
+			return t
+		}
+	}
+	return fit(sty, "…"+suffix, w)
 }
 
 // wrap breaks s at spaces into lines at most w wide in style sty, at most maxLines of them
@@ -545,17 +579,17 @@ func panelPlot(p PlanPanel, width vg.Length) (*plot.Plot, error) {
 	}
 	unit, div := ByteUnit(top)
 	bars := stackedBars{n: n}
-	for _, o := range p.Operators {
+	for k, o := range p.Operators {
 		vs := make([]float64, n)
 		for s, b := range o.BytesRead {
 			vs[s] = float64(b) / div
 		}
 		bars.layers = append(bars.layers, vs)
-		bars.colors = append(bars.colors, planColor(o.Legend))
+		bars.colors = append(bars.colors, planColor(k))
 	}
 	pp := plot.New()
 	pp.Title.TextStyle.Font.Size = 10
-	pp.Title.Text = fit(pp.Title.TextStyle, p.Title, width-0.1*vg.Inch)
+	pp.Title.Text = fitTitle(pp.Title.TextStyle, p, width-0.1*vg.Inch)
 	pp.X.Label.Text = "new subtask"
 	pp.Y.Label.Text = "bytes read (" + unit + ")"
 	for _, a := range []*plot.Axis{&pp.X, &pp.Y} {

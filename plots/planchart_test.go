@@ -207,12 +207,13 @@ func TestNewPlanChart(t *testing.T) {
 		Title:    "REFUSED: max-parallelism-below-parallelism",
 		Subtitle: "_metadata, Flink 1.18 restore into the --job: what each new subtask would download once the refused operators are fixed; + 126 B coordinator state on the JobManager",
 		Panels: []PlanPanel{
-			{Title: "src · p=1 (job)", Parallelism: 1, Operators: []PanelOperator{{Legend: 0, BytesRead: []int64{300}}}},
+			{Name: "src", Title: "src · p=1 (job)", Parallelism: 1, Operators: []PanelOperator{{Label: "source-uid (aaaaaaaa)", BytesRead: []int64{300}}}},
 			// The chain head first: b (keyed) at the bottom of each stack, then c.
-			{Title: "keyed -> map · p=3", Parallelism: 3, Operators: []PanelOperator{
-				{Legend: 1, BytesRead: []int64{1 << 10, 2 << 10, 0}}, {Legend: 2, BytesRead: []int64{1, 2, 3}}}},
+			{Name: "keyed -> map", Title: "keyed -> map · p=3", Parallelism: 3, Operators: []PanelOperator{
+				{Label: "keyed (bbbbbbbb)", BytesRead: []int64{1 << 10, 2 << 10, 0}}, {Label: "operator cccccccc", BytesRead: []int64{1, 2, 3}}}},
 		},
-		Legend: []string{"source-uid (aaaaaaaa)", "keyed (bbbbbbbb)", "operator cccccccc"},
+		// Only the panel of two operators needs a legend; colours by the place in the stack.
+		Legend: []LegendEntry{{"keyed -> map: keyed (bbbbbbbb)", 0}, {"keyed -> map: operator cccccccc", 1}},
 		Lines: []string{
 			"REFUSED operator eeeeeeee (max-parallelism-below-parallelism): max restorable parallelism 4; fix: run it at parallelism 4 or less",
 			"dropped (--allow-non-restored-state): 1 operator, 2.0 KiB of state",
@@ -315,9 +316,9 @@ func TestPlanChartJobVertices(t *testing.T) {
 	for _, p := range pc.Panels {
 		q := panel{Title: p.Title, Bars: p.Parallelism}
 		for _, o := range p.Operators {
-			q.Operators = append(q.Operators, pc.Legend[o.Legend])
+			q.Operators = append(q.Operators, o.Label)
 			if len(o.BytesRead) != p.Parallelism {
-				t.Errorf("%s: %s has %d values, want %d", p.Title, pc.Legend[o.Legend], len(o.BytesRead), p.Parallelism)
+				t.Errorf("%s: %s has %d values, want %d", p.Title, o.Label, len(o.BytesRead), p.Parallelism)
 			}
 		}
 		got = append(got, q)
@@ -356,7 +357,10 @@ func TestPlanChartJobVertices(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := strings.Join(svgTexts(t, c), "\n")
-	for _, s := range []string{"keyed A -> map · p=4 (job)", "bytes read (KiB)", "bytes read (B)", "operator 41e91aae"} {
+	if diff := cmp.Diff([]LegendEntry{{"keyed A -> map: operator d5c8b168", 0}, {"keyed A -> map: operator 41e91aae", 1}}, pc.Legend); diff != "" {
+		t.Errorf("legend (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{"keyed A -> map · p=4 (job)", "bytes read (KiB)", "bytes read (B)", "keyed A -> map: operator 41e91aae"} {
 		if !strings.Contains(texts, s) {
 			t.Errorf("the SVG has no text %q", s)
 		}
@@ -400,5 +404,20 @@ func TestPanelPlotAxes(t *testing.T) {
 		if got := strings.Join(labels, " "); got != tc.labels || p.Y.Label.Text != tc.yLabel {
 			t.Errorf("n=%d: x labels %q, y label %q; want %q, %q", tc.n, got, p.Y.Label.Text, tc.labels, tc.yLabel)
 		}
+	}
+}
+
+// A panel title too wide keeps its suffix (the parallelism) and the head and tail of the name.
+func TestFitTitle(t *testing.T) {
+	sty := textStyle(10, nil)
+	p := PlanPanel{Name: "operator-with-a-rather-long-uid-12 (44cac633)"}
+	p.Title = p.Name + " · p=7 (kept)"
+	w := 2.2 * vg.Inch
+	got := fitTitle(sty, p, w)
+	if textWidth(sty, got) > w || !strings.HasPrefix(got, "operator") || !strings.HasSuffix(got, "633) · p=7 (kept)") || !strings.Contains(got, "…") {
+		t.Errorf("fitTitle = %q (%.2f in of %.2f)", got, float64(textWidth(sty, got)/vg.Inch), float64(w/vg.Inch))
+	}
+	if got := fitTitle(sty, p, 10*vg.Inch); got != p.Title {
+		t.Errorf("fitTitle with room = %q", got)
 	}
 }
