@@ -283,6 +283,8 @@ func TestPlanBadUsage(t *testing.T) {
 		{[]string{path, "--parallelism", "2", "--format", "yaml"}, "unknown --format"},
 		{[]string{path, "--parallelism", "2", "--flink", "1.11"}, "unknown --flink"},
 		{[]string{path, "--parallelism", "2", "--out", "x.gif"}, "--out"},
+		{[]string{path, "--parallelism", "2", "--embed-fonts"}, "--embed-fonts needs --out FILE.svg"},
+		{[]string{path, "--parallelism", "2", "--out", "x.png", "--embed-fonts"}, "--embed-fonts applies to SVG only"},
 		{[]string{path, path, "--parallelism", "2"}, "got 2 arguments"},
 		{[]string{filepath.Join(dir, "does-not-exist"), "--parallelism", "2"}, "no such file"},
 		{[]string{t.TempDir(), "--parallelism", "2"}, "cannot find meta data file '_metadata'"},
