@@ -308,9 +308,10 @@ const (
 	planSwatch      = 0.14 * vg.Inch
 	planLegendGap   = 0.25 * vg.Inch
 	planGap         = 0.1 * vg.Inch
-	planPanelInset  = 0.04 * vg.Inch // a panel's plot is drawn this far inside its rectangle
-	planValueLabel  = 0.45 * vg.Inch // the bar width from which each bar gets its value above it
-	planMaxBar      = 0.9 * vg.Inch  // the widest bar
+	planPanelInset  = 0.04 * vg.Inch  // a panel's plot is drawn this far inside its rectangle
+	planValueLabel  = 0.45 * vg.Inch  // the bar width from which each bar gets its value above it
+	planMaxBar      = 0.9 * vg.Inch   // the widest bar
+	planAreaSlot    = 0.012 * vg.Inch // below this width per subtask (about 1 pixel), a panel is a stepped area
 	planMaxGridCols = 3
 )
 
@@ -670,6 +671,10 @@ func (b stackedBars) Plot(c draw.Canvas, p *plot.Plot) {
 	case b.n <= 160:
 		gap = 0.12
 	}
+	if tx(1)-tx(0) < planAreaSlot {
+		b.plotArea(c, tx, ty)
+		return
+	}
 	half := (tx(1) - tx(0)) * vg.Length(1-gap) / 2
 	half = min(half, planMaxBar/2)
 	lsty := textStyle(7, color.Gray{Y: 0x20})
@@ -689,6 +694,24 @@ func (b stackedBars) Plot(c draw.Canvas, p *plot.Plot) {
 		if b.labels != nil {
 			c.FillText(lsty, vg.Point{X: mid, Y: ty(base) + vg.Points(2)}, b.labels[s])
 		}
+	}
+}
+
+// plotArea draws each layer as one stepped band (bars narrower than planAreaSlot, drawn one
+// by one, blur into a pale wash): subtask s spans s-0.5 … s+0.5.
+func (b stackedBars) plotArea(c draw.Canvas, tx, ty func(float64) vg.Length) {
+	lo := make([]float64, b.n)
+	for l, vs := range b.layers {
+		pts := make([]vg.Point, 0, 4*b.n)
+		for s := 0; s < b.n; s++ {
+			hi := lo[s] + max(vs[s], 0)
+			pts = append(pts, vg.Point{X: tx(float64(s) - 0.5), Y: ty(hi)}, vg.Point{X: tx(float64(s) + 0.5), Y: ty(hi)})
+		}
+		for s := b.n - 1; s >= 0; s-- {
+			pts = append(pts, vg.Point{X: tx(float64(s) + 0.5), Y: ty(lo[s])}, vg.Point{X: tx(float64(s) - 0.5), Y: ty(lo[s])})
+			lo[s] += max(vs[s], 0)
+		}
+		c.FillPolygon(b.colors[l], pts)
 	}
 }
 
