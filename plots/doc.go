@@ -24,7 +24,9 @@
 // sample's load), WriteAdviseReport (with its recommendation) and WriteAdviseCSV (Advise).
 //
 // The drawing half turns those values into a *Chart (SkewLines, SkewHeatMap, LoadBars,
-// MovedChart) that encodes to PNG or SVG (Chart.Encode; fonts are built in, SVG can embed
+// MovedChart, and PlanChart.Chart for a savepoint.RestorePlan: NewPlanChart gives one panel
+// per task of bytes read per new subtask, LayOutPlan its geometry, ByteUnit and TickStep its
+// axes) that encodes to PNG or SVG (Chart.Encode; fonts are built in, SVG can embed
 // them) or is written atomically to a file (Chart.WriteFile: temporary file in the same
 // directory, fsync, rename). No network is needed. Tests golden the numbers, not the pixels.
 package plots

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
@@ -79,12 +78,15 @@ Names: operators print with the name and uid the file stores (format version 5+)
 (repeatable) and --uids FILE (the uid,operator_id lines of 'simulate uid', or one uid per line)
 name the operators whose ID is the hash of a uid. Uids that match no operator are ignored.
 
---out FILE.png|.svg draws the state bytes each new subtask receives, per operator.
+--out FILE.png|.svg draws one panel per task of the new job: a bar per new subtask of the bytes
+its restore reads ("bytes_read"), stacked by the chain's operators, in B/KiB/MiB/GiB; refused
+operators are listed below the panels and a refused plan is titled "REFUSED: <check>".
+--embed-fonts embeds the fonts in an SVG.
 
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
+	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg [--embed-fonts]]", planHelp)
 	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
@@ -96,7 +98,7 @@ func runPlan(e *env, args []string) int {
 	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
 	format := fset.String("format", "text", "output format: text or json")
-	out := fset.String("out", "", "draw the state bytes per new subtask to `FILE` (.png or .svg), written atomically")
+	chart := addChartFlags(fset)
 	pos, done, code := e.parseFlags(fset, args)
 	if done {
 		return code
@@ -126,10 +128,8 @@ func runPlan(e *env, args []string) int {
 			return e.failf("plan", "--parallelism %d is out of bounds (want 1..%d)", par.V, model.UpperBoundMaxParallelism)
 		}
 	}
-	if *out != "" {
-		if _, err := plots.FormatOf(*out); err != nil {
-			return e.failf("plan", "--out: %v", err)
-		}
+	if err := chart.check(); err != nil {
+		return e.failf("plan", "%v", err)
 	}
 	if *jobPath == stdinName && pos[0] == stdinName {
 		return e.failf("plan", "--job - and PATH - both read stdin: give one of them as a file")
@@ -188,10 +188,8 @@ func runPlan(e *env, args []string) int {
 	} else {
 		_ = pl.WriteText(&buf) // a bytes.Buffer does not fail
 	}
-	if *out != "" {
-		if err := writePlanChart(*out, pl); err != nil {
-			return e.failf("plan", "--out: %v", err)
-		}
+	if err := chart.write(plots.NewPlanChart(pl).Chart); err != nil {
+		return e.failf("plan", "%v", err)
 	}
 	if rc := writeOut(e, "plan", buf.Bytes()); rc != exitOK {
 		return rc
@@ -236,24 +234,4 @@ func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorI
 		}
 	}
 	return par, given, uids, nil
-}
-
-// Chart.
-
-// writePlanChart draws the state bytes each new subtask receives, stacked per operator
-// (plots.RestorePlanBytes), and writes it atomically.
-func writePlanChart(path string, pl *savepoint.RestorePlan) error {
-	f, err := plots.FormatOf(path)
-	if err != nil {
-		return err
-	}
-	target := "the --job"
-	if pl.NewParallelism != nil {
-		target = fmt.Sprintf("p=%d", *pl.NewParallelism)
-	}
-	b, err := plots.RestoreBytesImage(fmt.Sprintf("State bytes per new subtask: %s, Flink %s, %s", filepath.Base(pl.Path), pl.Flink, target), plots.RestorePlanBytes(pl), f)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, b)
 }

@@ -283,6 +283,8 @@ func TestPlanBadUsage(t *testing.T) {
 		{[]string{path, "--parallelism", "2", "--format", "yaml"}, "unknown --format"},
 		{[]string{path, "--parallelism", "2", "--flink", "1.11"}, "unknown --flink"},
 		{[]string{path, "--parallelism", "2", "--out", "x.gif"}, "--out"},
+		{[]string{path, "--parallelism", "2", "--embed-fonts"}, "--embed-fonts needs --out FILE.svg"},
+		{[]string{path, "--parallelism", "2", "--out", "x.png", "--embed-fonts"}, "--embed-fonts applies to SVG only"},
 		{[]string{path, path, "--parallelism", "2"}, "got 2 arguments"},
 		{[]string{filepath.Join(dir, "does-not-exist"), "--parallelism", "2"}, "no such file"},
 		{[]string{t.TempDir(), "--parallelism", "2"}, "cannot find meta data file '_metadata'"},
@@ -331,6 +333,15 @@ func TestPlanChartAndDeterminism(t *testing.T) {
 		if fi, err := os.Stat(out); err != nil || fi.Size() < 100 {
 			t.Errorf("%s: chart %v %v", ext, fi, err)
 		}
+	}
+	// A refused plan's chart is written too (exit 1) and titled with the check.
+	refused := filepath.Join(realMetadata(t), "new-stateful-udf-migration-itcase-flink1.18-hashmap-savepoint.metadata")
+	out := filepath.Join(t.TempDir(), "refused.svg")
+	if code, _, errs := runCLI(t, "", "plan", refused, "--parallelism", "5", "--out", out); code != 1 || errs != "" {
+		t.Fatalf("refused plan: exit %d, stderr %q", code, errs)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), ">REFUSED: max-parallelism-below-parallelism</text>") {
+		t.Errorf("refused plan's SVG (%v) has no title REFUSED: max-parallelism-below-parallelism", err)
 	}
 }
 
