@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -134,19 +133,17 @@ vertices:
 	}
 }
 
-// TestJobFileAliasBombIsFast: YAML aliases that expand exponentially are cut off quickly.
-func TestJobFileAliasBombIsFast(t *testing.T) {
+// TestJobFileAliasBomb: YAML aliases that expand exponentially (10^12 nodes) are refused by the
+// decoder's alias budget, before any expansion, rather than decoded. No wall-clock bound: the
+// error is the evidence (a decoder that expanded them would not return in any useful time).
+func TestJobFileAliasBomb(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
 	for i := 1; i < 12; i++ {
 		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%[3]d, *a%[3]d, *a%[3]d, *a%[3]d, *a%[3]d, *a%[3]d, *a%[3]d, *a%[3]d, *a%[3]d]\n", i, i, i-1)
 	}
-	start := time.Now()
 	_, err := parseJobFile("j.yaml", []byte(b.String()), 0)
 	checkJobError(t, err, "aliases expand too far")
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
 }
 
 // TestPlanJobFileBadNumbersCLI runs the job-file cases of issue 16 through 'simulate plan'.
