@@ -308,6 +308,19 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which the model does not have", countChannelHandles(&md.Operators[i])))
 		}
 	}
+	for vi := range vertices {
+		if vi < len(asg.Vertices) && asg.Vertices[vi].DroppedChannelHandles > 0 {
+			for oi := range md.Operators {
+				if !vertexHolds(&vertices[vi].JobVertex, md.Operators[oi].OperatorID) || stripped[oi] {
+					continue
+				}
+				if hasChannelState(&md.Operators[oi]) {
+					stripped[oi] = true
+					notes[oi] = append(notes[oi], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which a savepoint does not record", countChannelHandles(&md.Operators[oi])))
+				}
+			}
+		}
+	}
 
 	// Which chain position took which state (SPEC §F.1 step 2 / §F.2), for labelling only.
 	accepted := map[model.OperatorID]bool{}
@@ -614,21 +627,6 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 		if errors.Is(err, model.ErrInvalidRestoreInput) || errors.Is(err, model.ErrUnknownFlinkVersion) {
 			return nil, err
 		}
-		var rescale *model.ChannelStateRescaleNotModelledError
-		if errors.As(err, &rescale) {
-			hit := false
-			for i := range md.Operators {
-				if active[i] && !stripped[i] && md.Operators[i].OperatorID == rescale.OperatorID {
-					stripped[i], hit = true, true
-				}
-			}
-			if !hit {
-				for i := range md.Operators {
-					stripped[i] = true
-				}
-			}
-			continue
-		}
 		r := refusalOf(err)
 		culprits := attributeRefusal(r, md.Operators, active, vertices)
 		var named *model.OperatorID
@@ -661,6 +659,16 @@ func savepointProps(md model.CheckpointMetadata) model.CheckpointProperties {
 		return *md.Properties
 	}
 	return model.CheckpointProperties{Savepoint: true, Forced: true}
+}
+
+// vertexHolds reports whether one of v's operators has id as its generated or user-defined ID.
+func vertexHolds(v *model.JobVertex, id model.OperatorID) bool {
+	for _, op := range v.Operators {
+		if op.ID == id || (op.UserDefinedID != nil && *op.UserDefinedID == id) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasChannelState(os *model.OperatorState) bool { return countChannelHandles(os) > 0 }
