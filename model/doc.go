@@ -187,6 +187,13 @@
 //   - §2.1 example A (two checkpointed operators with different recorded max parallelisms,
 //     chained on restore) is tested in model (TestFLINK40113ExampleA) but not as a scenario: the
 //     simulator's jobs always checkpoint a chain with one max parallelism.
+//   - The worked examples of §2.2, §2.4, §2.5 and §2.6 are tested in model
+//     (TestFLINK35351CustomPartitionerRedistributes, TestFLINK38267OnlyExchangesWithInFlightData,
+//     TestFLINK38483NoStateDescriptor, TestFLINK40269TwoEdgesBetweenOnePair) but not as scenarios
+//     in scenarios/testdata/versions.txt: `run` drives the simulator, whose jobs take aligned
+//     checkpoints only (no channel state), and `plan` reads a real _metadata file, which records
+//     no job edges (the planner assumes one edge per gate and partition), so neither expresses
+//     two outputs of one vertex, a union of two inputs or two edges between one pair of vertices.
 //   - §8.2 (the Kubernetes operator's autoscaler alignment per operator release) is
 //     model/autoscaler's subject, not FlinkVersion's.
 //
