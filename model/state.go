@@ -229,6 +229,9 @@ type ChannelStateHandle struct {
 	// Offsets are the handle's buffer offsets in Delegate. A handle without offsets holds no data:
 	// checkForUnsupportedToplogyChanges ignores it (hasChannelState).
 	Offsets []int64 `json:"offsets,omitempty"`
+	// StateSize is the handle's own bytes in Delegate (getStateSize: the sum of its buffers; a
+	// subtask's handles usually share one delegate file); 0 when not known.
+	StateSize int64 `json:"state_size,omitempty"`
 }
 
 // OperatorSubtaskState models OperatorSubtaskState: the state of one operator instance. An

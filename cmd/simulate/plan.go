@@ -56,8 +56,8 @@ Bytes: a key group's bytes run from its offset to the next larger offset of the 
 the end of its stream); offset 0 means an empty key group (Flink's restore skips it). An
 incremental (RocksDB) or changelog handle counts whole: the subtask downloads all of it.
 Operator-state entries likewise run to the next offset of their handle. In-flight channel state
-at a changed parallelism is not planned (Flink redistributes it with the job's partitioners,
-which the model does not have); the operator says so in "notes".
+(unaligned checkpoints) is planned per new subtask over assumed edges, each gate and partition a
+--channel-partitioner edge (HASH, a keyBy) to a task keeping its parallelism; a note says so.
 
 Parallelism per task: --parallelism P is the default; --keep-parallelism keeps every task at
 the old parallelism of the state it takes (with --job: every vertex whose parallelism the file
@@ -84,7 +84,7 @@ name the operators whose ID is the hash of a uid. Uids that match no operator ar
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
+	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--channel-partitioner P] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg]", planHelp)
 	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
@@ -95,6 +95,7 @@ func runPlan(e *env, args []string) int {
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
+	chanPart := fset.String("channel-partitioner", savepoint.DefaultChannelPartitioner.String(), "the partitioner `P` assumed on every edge of in-flight channel state (a savepoint records no edges): FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH, GLOBAL, BROADCAST or CUSTOM")
 	format := fset.String("format", "text", "output format: text or json")
 	out := fset.String("out", "", "draw the state bytes per new subtask to `FILE` (.png or .svg), written atomically")
 	pos, done, code := e.parseFlags(fset, args)
@@ -107,6 +108,10 @@ func runPlan(e *env, args []string) int {
 	version, err := model.ParseFlinkVersion(*flinkFlag)
 	if err != nil {
 		return e.failf("plan", "unknown --flink %q (want %s)", *flinkFlag, model.FlinkVersionNames())
+	}
+	partitioner, err := model.ParsePartitioner(*chanPart)
+	if err != nil {
+		return e.failf("plan", "--channel-partitioner: %v", err)
 	}
 	if len(pos) != 1 {
 		return e.failf("plan", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))
@@ -169,7 +174,7 @@ func runPlan(e *env, args []string) int {
 		uids.Label(sp.File)
 	}
 	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.V, Job: job, AllowNonRestoredState: *allow,
-		KeepParallelism: *keep, VertexParallelism: vertexPar})
+		KeepParallelism: *keep, VertexParallelism: vertexPar, ChannelPartitioner: partitioner})
 	var unknown *savepoint.UnknownOperatorError
 	if errors.As(err, &unknown) {
 		return e.failf("plan", "--vertex %s: %v", excerpt.Quote(vertexGiven[unknown.OperatorID], 80), err)

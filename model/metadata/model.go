@@ -1,6 +1,7 @@
 package metadata
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -126,7 +127,7 @@ func subtaskModel(st *Subtask, v model.FlinkVersion) *model.OperatorSubtaskState
 // offsets. A merged handle (format version 6) keeps its delegate only: its channels are in its
 // opaque serialized offsets, which the model does not unmerge.
 func channelModel(c ChannelHandle) model.ChannelStateHandle {
-	h := model.ChannelStateHandle{SubtaskIndex: int(c.SubtaskIndex), Delegate: streamModel(c.Delegate)}
+	h := model.ChannelStateHandle{SubtaskIndex: int(c.SubtaskIndex), Delegate: streamModel(c.Delegate), StateSize: c.StateSize}
 	if c.Type != ChannelMergedInput && c.Type != ChannelMergedOutput {
 		h.GateOrPartition, h.Channel = int(c.GateOrPartition), int(c.Channel)
 		h.Offsets = slices.Clone(c.Offsets)
@@ -514,7 +515,7 @@ func channelFromModel(c model.ChannelStateHandle, typ byte) (ChannelHandle, erro
 		return ChannelHandle{}, err
 	}
 	return ChannelHandle{Type: typ, SubtaskIndex: int32(c.SubtaskIndex), GateOrPartition: int32(c.GateOrPartition), Channel: int32(c.Channel),
-		Offsets: append([]int64{}, c.Offsets...), StateSize: c.Delegate.Size, Delegate: d}, nil
+		Offsets: append([]int64{}, c.Offsets...), StateSize: cmp.Or(c.StateSize, c.Delegate.Size), Delegate: d}, nil
 }
 
 func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, error) {

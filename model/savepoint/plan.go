@@ -123,6 +123,15 @@ type SubtaskPlan struct {
 	// state name.
 	ManagedOperatorState map[string]*OperatorStatePart `json:"managed_operator_state"`
 	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
+	// InputChannelState and ResultSubpartitionState are the in-flight channel-state handles
+	// received (unaligned checkpoints), in Flink's order; ChannelStateBytes is their bytes (not
+	// in StateBytes). InputRescaling and OutputRescaling are the subtask's rescaling
+	// descriptors when it holds the chain's input or output operator (null: NO_RESCALE).
+	InputChannelState       []ChannelPart                          `json:"input_channel_state"`
+	ResultSubpartitionState []ChannelPart                          `json:"result_subpartition_state"`
+	ChannelStateBytes       int64                                  `json:"channel_state_bytes"`
+	InputRescaling          *model.InflightDataRescalingDescriptor `json:"input_rescaling"`
+	OutputRescaling         *model.InflightDataRescalingDescriptor `json:"output_rescaling"`
 	// BytesRead is what the subtask's restore downloads: of each key-groups and operator-state
 	// handle it is given, the stream header (the bytes before the handle's smallest offset)
 	// and its entries; incremental and changelog handles whole; a UNION subtask the header and
@@ -206,6 +215,9 @@ type Options struct {
 	Job []Vertex
 	// AllowNonRestoredState skips checkpointed operators the new job does not have.
 	AllowNonRestoredState bool
+	// ChannelPartitioner is the partitioner assumed on every edge of in-flight channel state
+	// (a savepoint records no edges; see channel.go); zero means DefaultChannelPartitioner.
+	ChannelPartitioner model.Partitioner
 }
 
 // PlanRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates:
@@ -302,21 +314,22 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc, asg, opErr, stripped := run.cc, run.asg, run.opErr, run.stripped
+	cc, asg, opErr := run.cc, run.asg, run.opErr
+	part := opts.ChannelPartitioner
+	if part == 0 {
+		part = DefaultChannelPartitioner
+	}
 	for i := range md.Operators {
-		if stripped[i] && hasChannelState(&md.Operators[i]) {
-			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which the model does not have", countChannelHandles(&md.Operators[i])))
+		if hasChannelState(&md.Operators[i]) && opErr[i] == nil {
+			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles): a savepoint records no job edges, so each of its gates and partitions is planned as a %v edge to a task that keeps its parallelism (--channel-partitioner)",
+				countChannelHandles(&md.Operators[i]), part))
 		}
 	}
 	for vi := range vertices {
-		if vi < len(asg.Vertices) && asg.Vertices[vi].DroppedChannelHandles > 0 {
+		if n := asg.Vertices[vi].DroppedChannelHandles; n > 0 {
 			for oi := range md.Operators {
-				if !vertexHolds(&vertices[vi].JobVertex, md.Operators[oi].OperatorID) || stripped[oi] {
-					continue
-				}
-				if hasChannelState(&md.Operators[oi]) {
-					stripped[oi] = true
-					notes[oi] = append(notes[oi], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which a savepoint does not record", countChannelHandles(&md.Operators[oi])))
+				if vertexHolds(&vertices[vi].JobVertex, md.Operators[oi].OperatorID) && hasChannelState(&md.Operators[oi]) {
+					notes[oi] = append(notes[oi], fmt.Sprintf("%d in-flight channel-state handles reach no new subtask (Flink drops them)", n))
 				}
 			}
 		}
@@ -433,7 +446,8 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 				}
 			}
 			ps := SubtaskPlan{Index: s, KeyGroups: [2]int{r.Start, r.End}, ManagedKeyedState: []KeyedPart{}, RawKeyedState: []KeyedPart{},
-				ManagedOperatorState: map[string]*OperatorStatePart{}, RawOperatorState: map[string]*OperatorStatePart{}}
+				ManagedOperatorState: map[string]*OperatorStatePart{}, RawOperatorState: map[string]*OperatorStatePart{},
+				InputChannelState: []ChannelPart{}, ResultSubpartitionState: []ChannelPart{}}
 			if t := va.Subtasks[s]; t != nil {
 				ps.RestoreObject = true
 				ps.Finished = t.Finished
@@ -452,6 +466,11 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 					if ps.RawOperatorState, err = ix.operator(st.RawOperatorState, true); err != nil {
 						return nil, fmt.Errorf("operator %v, subtask %d, raw operator state: %w", os.OperatorID, s, err)
 					}
+					var in, outB int64
+					ps.InputChannelState, in = channelParts(st.InputChannelState)
+					ps.ResultSubpartitionState, outB = channelParts(st.ResultSubpartitionState)
+					ps.ChannelStateBytes = in + outB
+					ps.InputRescaling, ps.OutputRescaling = st.InputRescalingDescriptor, st.OutputRescalingDescriptor
 					ps.BytesRead = ix.bytesRead(st)
 					po.BytesRead += ps.BytesRead
 				}
@@ -577,15 +596,13 @@ type planRun struct {
 	asg *model.Assignment
 	// opErr is the refusal of each metadata operator (nil: its checks pass).
 	opErr []*model.RefusalError
-	// stripped marks operators whose in-flight channel state was left out.
-	stripped []bool
 }
 
 // runRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates)
 // until it passes: each refusal is reported to refuse (the first one is Flink's verdict),
 // attributed to the operators it is about, and their state is taken out for the next run, so
-// that every operator is judged. In-flight channel state that the model cannot rescale is left
-// out of the operators the model names. An error means bad input.
+// that every operator is judged. In-flight channel state is planned over the assumed edges of
+// withChannelPeers. An error means bad input.
 func runRestore(opts Options, pointer string, md model.CheckpointMetadata, vertices []Vertex, jobVertices []model.JobVertex,
 	refuse func(*model.RefusalError, *model.OperatorID)) (*planRun, error) {
 	v := opts.Flink
@@ -595,7 +612,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 		active[i] = true
 	}
 	opErr := make([]*model.RefusalError, n)
-	stripped := make([]bool, n)
+	jobVertices = withChannelPeers(md, jobVertices, opts.ChannelPartitioner)
 	var cc *model.CompletedCheckpoint
 	var asg *model.Assignment
 	for iter := 0; ; iter++ {
@@ -608,11 +625,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 			if !active[i] {
 				continue
 			}
-			os := md.Operators[i]
-			if stripped[i] {
-				os = withoutChannelState(os)
-			}
-			sub.Operators = append(sub.Operators, os)
+			sub.Operators = append(sub.Operators, md.Operators[i])
 		}
 		var err error
 		cc, err = model.LoadAndValidateCheckpoint(model.LoadInput{Version: v, Metadata: sub, Vertices: jobVertices,
@@ -650,7 +663,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 			active[i] = false
 		}
 	}
-	return &planRun{cc: cc, asg: asg, opErr: opErr, stripped: stripped}, nil
+	return &planRun{cc: cc, asg: asg, opErr: opErr}, nil
 }
 
 // savepointProps gives the restored checkpoint's properties (only informative here).
@@ -681,20 +694,6 @@ func countChannelHandles(os *model.OperatorState) int {
 		}
 	}
 	return n
-}
-
-func withoutChannelState(os model.OperatorState) model.OperatorState {
-	subs := make([]*model.OperatorSubtaskState, len(os.Subtasks))
-	for j, st := range os.Subtasks {
-		if st == nil {
-			continue
-		}
-		c := *st
-		c.InputChannelState, c.ResultSubpartitionState = nil, nil
-		subs[j] = &c
-	}
-	os.Subtasks = subs
-	return os
 }
 
 // refusalOf gives the typed refusal of a restore path error (a bare error, which the model
