@@ -74,6 +74,15 @@ func ParsePartitioner(s string) (Partitioner, error) {
 	return 0, fmt.Errorf("%w: %q", ErrUnknownPartitioner, s)
 }
 
+// Set parses s as ParsePartitioner does (flag.Value).
+func (p *Partitioner) Set(s string) error {
+	v, err := ParsePartitioner(s)
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
 // Mappers gives the partitioner's getUpstreamSubtaskStateMapper and
 // getDownstreamSubtaskStateMapper (Flink 1.18 to master): StreamPartitioner's default upstream
 // mapper is ARBITRARY; the pointwise and broadcast partitioners override both with UNSUPPORTED.

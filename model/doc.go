@@ -187,13 +187,16 @@
 //   - §2.1 example A (two checkpointed operators with different recorded max parallelisms,
 //     chained on restore) is tested in model (TestFLINK40113ExampleA) but not as a scenario: the
 //     simulator's jobs always checkpoint a chain with one max parallelism.
-//   - The worked examples of §2.2, §2.4, §2.5 and §2.6 are tested in model
-//     (TestFLINK35351CustomPartitionerRedistributes, TestFLINK38267OnlyExchangesWithInFlightData,
-//     TestFLINK38483NoStateDescriptor, TestFLINK40269TwoEdgesBetweenOnePair) but not as scenarios
-//     in scenarios/testdata/versions.txt: `run` drives the simulator, whose jobs take aligned
-//     checkpoints only (no channel state), and `plan` reads a real _metadata file, which records
-//     no job edges (the planner assumes one edge per gate and partition), so neither expresses
-//     two outputs of one vertex, a union of two inputs or two edges between one pair of vertices.
+//   - The worked examples of §2.2, §2.5 and §2.6 are tested in model
+//     (TestFLINK35351CustomPartitionerRedistributes, TestFLINK38483NoStateDescriptor,
+//     TestFLINK40269TwoEdgesBetweenOnePair) but are not scenarios in
+//     scenarios/testdata/versions.txt: `run` drives the simulator, whose jobs take aligned
+//     checkpoints only (no channel state), and `plan` reads a real _metadata file, and the
+//     only real files with channel state (four migration-test checkpoints) hold output state
+//     on one result partition, while these examples need input channel state (§2.2, §2.5) or
+//     data on the second of two edges between one pair of vertices (§2.6). §2.4 is a `plan`
+//     scenario over a job file with edges (JobFileVertex.Inputs), and
+//     TestFLINK38267OnlyExchangesWithInFlightData.
 //   - §8.2 (the Kubernetes operator's autoscaler alignment per operator release) is
 //     model/autoscaler's subject, not FlinkVersion's.
 //

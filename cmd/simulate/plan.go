@@ -95,7 +95,8 @@ func runPlan(e *env, args []string) int {
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
-	chanPart := fset.String("channel-partitioner", savepoint.DefaultChannelPartitioner.String(), "the partitioner `P` assumed on every edge of in-flight channel state (a savepoint records no edges): FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH, GLOBAL, BROADCAST or CUSTOM")
+	partitioner := savepoint.DefaultChannelPartitioner
+	fset.Var(&partitioner, "channel-partitioner", "the partitioner `P` (FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH, GLOBAL, BROADCAST or CUSTOM) assumed on the edges of in-flight channel state that no job-file vertex input gives (inputs: [{from: V, partitioner: P}], docs/plan.md)")
 	format := fset.String("format", "text", "output format: text or json")
 	out := fset.String("out", "", "draw the state bytes per new subtask to `FILE` (.png or .svg), written atomically")
 	pos, done, code := e.parseFlags(fset, args)
@@ -108,10 +109,6 @@ func runPlan(e *env, args []string) int {
 	version, err := model.ParseFlinkVersion(*flinkFlag)
 	if err != nil {
 		return e.failf("plan", "unknown --flink %q (want %s)", *flinkFlag, model.FlinkVersionNames())
-	}
-	partitioner, err := model.ParsePartitioner(*chanPart)
-	if err != nil {
-		return e.failf("plan", "--channel-partitioner: %v", err)
 	}
 	if len(pos) != 1 {
 		return e.failf("plan", "want exactly one PATH (a _metadata file or a checkpoint directory), got %d arguments", len(pos))

@@ -8,10 +8,12 @@ import (
 
 // A savepoint records no job edges, yet Flink redistributes in-flight channel state (unaligned
 // checkpoints) with the partitioners of the edges (model.AssignStates over JobVertex.Inputs).
-// The planner therefore assumes, for every task whose state holds channel state, one edge per
-// input gate and one per result partition seen in its handles, each to a peer task of its own
-// that keeps the old parallelism of that state and holds no state, all with one partitioner
-// (Options.ChannelPartitioner, HASH by default: a keyBy, Flink's KeyGroupStreamPartitioner).
+// Where the job file gives no edges (JobFileVertex.Inputs) for a task whose state holds channel
+// state, the planner assumes one edge per input gate and one per result partition seen in its
+// handles (inputs when the task has no input edge, outputs when no edge leaves it), each to a
+// peer task of its own that keeps the old parallelism of that state and holds no state, all
+// with one partitioner (Options.ChannelPartitioner, HASH by default: a keyBy, Flink's
+// KeyGroupStreamPartitioner).
 // The peers take part in the assignment like Flink's neighbour tasks (FLINK-31963) but are not
 // part of the plan.
 
@@ -53,6 +55,14 @@ func withChannelPeers(md model.CheckpointMetadata, jobVertices []model.JobVertex
 		p = DefaultChannelPartitioner
 	}
 	out := append([]model.JobVertex(nil), jobVertices...)
+	produces := make([]bool, len(jobVertices))
+	for _, v := range jobVertices {
+		for _, e := range v.Inputs {
+			if e.Upstream >= 0 && e.Upstream < len(produces) {
+				produces[e.Upstream] = true
+			}
+		}
+	}
 	for vi := range jobVertices {
 		gates, partitions := map[int]int{}, map[int]int{}
 		maxGate, maxPart := -1, -1
@@ -88,6 +98,12 @@ func withChannelPeers(md model.CheckpointMetadata, jobVertices []model.JobVertex
 			out = append(out, model.JobVertex{Name: name, Operators: []model.JobOperator{{ID: model.OperatorIDFromUID("restoresim " + name)}},
 				Parallelism: oldP, MaxParallelism: model.UpperBoundMaxParallelism})
 			return len(out) - 1
+		}
+		if len(jobVertices[vi].Inputs) > 0 {
+			maxGate = -1 // the job file gives the edges
+		}
+		if produces[vi] {
+			maxPart = -1
 		}
 		for g := 0; g <= maxGate; g++ {
 			u := peer("upstream", g, gates[g])

@@ -97,3 +97,40 @@ func TestPlanChannelStateOfRealCheckpoint(t *testing.T) {
 		t.Errorf("FORWARD at P=2: %v, restorable %v, check %v; want the unsupported-rescale refusal", err, pl.Restorable, pl.Check)
 	}
 }
+
+// A job file's inputs become the vertices' edges, the result partitions of a vertex numbered in
+// file order; an unknown vertex, the vertex itself or an unknown partitioner is an error naming
+// the field.
+func TestJobFileInputs(t *testing.T) {
+	one := 1
+	v := func(name string, ins ...JobFileInput) JobFileVertex {
+		uid := "op-" + name
+		return JobFileVertex{Name: name, Parallelism: &one, Operators: []JobFileOperator{{UID: &uid}}, Inputs: ins}
+	}
+	jf := JobFile{Vertices: []JobFileVertex{v("a"), v("b", JobFileInput{From: "a", Partitioner: "HASH"}),
+		v("c", JobFileInput{From: "a", Partitioner: "RESCALE"}, JobFileInput{From: "b", Partitioner: "CUSTOM"})}}
+	vs, err := jf.Validate(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]model.JobEdge{nil, {model.EdgeFor(model.HashPartitioner, 0, 0)},
+		{model.EdgeFor(model.RescalePartitioner, 0, 1), model.EdgeFor(model.CustomPartitioner, 1, 0)}}
+	for i := range vs {
+		if !slices.Equal(vs[i].Inputs, want[i]) {
+			t.Errorf("vertex %d inputs %v, want %v", i, vs[i].Inputs, want[i])
+		}
+	}
+	for _, tc := range []struct {
+		in   JobFileInput
+		want string
+	}{
+		{JobFileInput{From: "nope", Partitioner: "HASH"}, "vertices[1].inputs[0].from"},
+		{JobFileInput{From: "b", Partitioner: "HASH"}, "vertices[1].inputs[0].from"},
+		{JobFileInput{From: "a", Partitioner: "hash"}, "vertices[1].inputs[0].partitioner"},
+	} {
+		bad := JobFile{Vertices: []JobFileVertex{v("a"), v("b", tc.in)}}
+		if _, err := bad.Validate(0); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one naming %s", tc.in, err, tc.want)
+		}
+	}
+}

@@ -319,11 +319,27 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 	if part == 0 {
 		part = DefaultChannelPartitioner
 	}
-	for i := range md.Operators {
-		if hasChannelState(&md.Operators[i]) && opErr[i] == nil {
-			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles): a savepoint records no job edges, so each of its gates and partitions is planned as a %v edge to a task that keeps its parallelism (--channel-partitioner)",
-				countChannelHandles(&md.Operators[i]), part))
+	edged := make([]bool, len(vertices))
+	for vi := range vertices {
+		edged[vi] = edged[vi] || len(vertices[vi].Inputs) > 0
+		for _, e := range vertices[vi].Inputs {
+			edged[e.Upstream] = true
 		}
+	}
+	for i := range md.Operators {
+		if !hasChannelState(&md.Operators[i]) || opErr[i] != nil {
+			continue
+		}
+		vi := vertexHolding(vertices, md.Operators[i].OperatorID)
+		if vi < 0 {
+			continue // dropped: its channel state is not restored
+		}
+		if edged[vi] {
+			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles): planned over the job file's edges", countChannelHandles(&md.Operators[i])))
+			continue
+		}
+		notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles): a savepoint records no job edges, so each of its gates and partitions is planned as a %v edge to a task that keeps its parallelism (--channel-partitioner)",
+			countChannelHandles(&md.Operators[i]), part))
 	}
 	for vi := range vertices {
 		if n := asg.Vertices[vi].DroppedChannelHandles; n > 0 {
@@ -427,7 +443,7 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			}
 			po.Notes = append(po.Notes, fmt.Sprintf("hazard (known issue %s): the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); %s", KnownIssueAdoption, va.MaxParallelism, cut))
 		}
-		if !va.HasState && !va.FullyFinished {
+		if !va.HasState && !va.FullyFinished && !va.ChannelNeighbour {
 			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
 		}
 		old := byID[os.OperatorID]
