@@ -52,6 +52,16 @@ type VertexAssignment struct {
 	// TaskStateAssignment.hasNonFinishedState (some operator state has a subtask entry); in
 	// 1.10.1, some operator of the vertex found an entry in the checkpoint.
 	HasState bool
+	// ChannelNeighbour reports (1.18) that the vertex has no state of its own (HasState is
+	// false) but was repartitioned and assigned because an upstream vertex has result
+	// subpartition or a downstream vertex input channel state (FLINK-31963): every subtask gets a
+	// restore object, so that it filters the old in-flight data sent to it.
+	ChannelNeighbour bool
+	// DroppedChannelHandles counts the in-flight channel handles of the checkpoint that no new
+	// subtask received, as in Flink: a vertex redistributing its channel state without an edge
+	// for them (no input gate, no consumer, or a handle's gate or partition index that is none of
+	// the vertex's). Zero when every handle found a new subtask.
+	DroppedChannelHandles int
 	// FullyFinished reports (1.18) that every operator of the vertex had finished before the
 	// checkpoint (FLIP-147); every subtask is then restored as finished.
 	FullyFinished bool
@@ -138,6 +148,16 @@ type vertexWork struct {
 	managedSet, rawSet     []bool
 	inputChannel           [][]ChannelStateHandle // chain head only
 	resultSubpartition     [][]ChannelStateHandle // chain tail (position 0) only
+
+	// Channel state (channel.go): the vertex's index, the shared job scratch, Flink's
+	// hasInputState / inputStateGates and hasOutputState / outputStatePartitions, and the
+	// cached input and output mappings (inputSubtaskMappings, outputSubtaskMappings).
+	idx                     int
+	job                     *assignJob
+	hasInput, hasOutput     bool
+	inputGates              []int
+	outputPartitions        []int
+	inMappings, outMappings map[int]subtasksRescaleMapping
 }
 
 // AssignStates models StateAssignmentOperation.assignStates (SPEC §F): it checks that every
@@ -153,19 +173,23 @@ type vertexWork struct {
 // finished operators and in-flight channel state exist in 1.18 only (1.10.1 ignores both fields;
 // a FullyFinished state is refused as invalid input there).
 //
-// In-flight channel state is kept 1:1 at unchanged parallelism for the chain's input (last) and
-// output (first) operator, dropped for other operators unless Flink refuses the topology
-// change; at a changed parallelism it returns ErrChannelStateRescaleNotModelled. Vertices that
-// are stateless but neighbour channel state (FLINK-31963) are not detected: the model has no
-// edges.
+// In-flight channel state (1.18 on) is redistributed over the job edges (JobVertex.Inputs) as
+// reDistributeInputChannelStates and reDistributeResultSubpartitionStates do, and every new
+// subtask's input and output operator get an InflightDataRescalingDescriptor (channel.go);
+// vertices that only neighbour channel state are repartitioned and assigned too (FLINK-31963,
+// VertexAssignment.ChannelNeighbour). Flink walks the vertices in the order of a HashMap keyed
+// by ExecutionJobVertex (identity hash codes, not reproducible); the model takes the order of
+// AssignmentInput.Vertices, which matters only for which error comes first and where one
+// vertex's lazily computed mappings are seen by another's descriptors.
 //
 // Errors, all typed (see errors.go): every refusal is a *RefusalError (its check and operator;
 // see refusal.go) wrapping *NoOperatorForStateError, *MixedFinishedOperatorsError,
 // *MaxParallelismBelowNewParallelismError, *MaxParallelismChangeNotSupportedError,
 // *MaxParallelismOutOfBoundsError, *NullKeyedStateHandlesError (1.10.1), key-group range
-// errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors or
-// ErrChannelStateTopologyChange; the others are *ChannelStateRescaleNotModelledError and
-// ErrInvalidRestoreInput.
+// errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors,
+// ErrChannelStateTopologyChange, *UnsupportedRescaleError (a pointwise or broadcast edge whose
+// in-flight data would have to be rescaled) or *NoStateDescriptorError (1.20 only); the other
+// error is ErrInvalidRestoreInput.
 // They come in Flink's order: 1.18 checks completeness, then matches all vertices, then
 // repartitions all, then assigns; 1.10.1 does all steps vertex by vertex.
 //
@@ -173,6 +197,10 @@ type vertexWork struct {
 // slice's spare capacity with the input.
 func AssignStates(in AssignmentInput) (*Assignment, error) {
 	if err := validateAssignmentInput(&in); err != nil {
+		return nil, err
+	}
+	produced, err := validateEdges(in.Vertices)
+	if err != nil {
 		return nil, err
 	}
 	v := in.Version
@@ -223,9 +251,12 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			}
 		}
 	} else {
+		job := &assignJob{rules: channelRulesOf(v), works: work, produced: produced}
 		for i := range work {
 			w := &work[i]
+			w.idx, w.job = i, job
 			w.match(v, in.Operators, remaining)
+			w.channelFlags()
 			finished := 0
 			for k, s := range w.states {
 				if s.HasSubtaskStates() || (mutant.On(mutant.StatelessVertexRepartitioned) && w.fromCkpt[k]) {
@@ -241,7 +272,11 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			w.out.FullyFinished = finished > 0
 		}
 		for i := range work {
-			if work[i].out.HasState {
+			// FLINK-31963: stateless vertices next to channel state are repartitioned too.
+			work[i].out.ChannelNeighbour = !work[i].out.HasState && work[i].channelNeighbour()
+		}
+		for i := range work {
+			if work[i].out.HasState || work[i].out.ChannelNeighbour {
 				if err := work[i].repartition(v); err != nil {
 					return nil, err
 				}
@@ -260,7 +295,14 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 					backing[s] = TaskRestore{CheckpointID: in.CheckpointID, Finished: true}
 					w.out.Subtasks[s] = &backing[s]
 				}
+			case w.out.ChannelNeighbour:
+				if err := w.assign(v, in.CheckpointID); err != nil {
+					return nil, err
+				}
 			}
+		}
+		if job.noState != nil {
+			return nil, job.noState
 		}
 	}
 
@@ -344,7 +386,10 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 		}
 	}
 	if v != Flink1101 {
-		if err := w.channelState(); err != nil {
+		if err := w.reDistributeInputChannelStates(v); err != nil {
+			return err
+		}
+		if err := w.reDistributeResultSubpartitionStates(v); err != nil {
 			return err
 		}
 	}
@@ -472,59 +517,6 @@ func repartitionOperatorKind(v FlinkVersion, os *OperatorState, p int, raw bool)
 	return RepartitionOperatorState(v, previous, p)
 }
 
-// channelState models reDistributeInputChannelStates and reDistributeResultSubpartitionStates
-// (1.18) as far as the model goes: unchanged parallelism only, no edges.
-func (w *vertexWork) channelState() error {
-	head, tail := len(w.states)-1, 0
-	hasChannel := func(os *OperatorState, input bool) bool {
-		for _, st := range os.Subtasks {
-			if st == nil {
-				continue
-			}
-			if (input && len(st.InputChannelState) > 0) || (!input && len(st.ResultSubpartitionState) > 0) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, input := range []bool{true, false} {
-		own := tail
-		if input {
-			own = head
-		}
-		if !hasChannel(w.states[own], input) {
-			continue
-		}
-		for k, os := range w.states {
-			if k != own && hasChannel(os, input) {
-				return refuse(fmt.Errorf("%w (vertex %s): the following operators contain channel state: [%v]",
-					ErrChannelStateTopologyChange, w.v.Name, os.OperatorID), os.OperatorID, w.v.Name)
-			}
-		}
-		os := w.states[own]
-		if os.Parallelism != w.v.Parallelism {
-			return &ChannelStateRescaleNotModelledError{Vertex: w.v.Name, OperatorID: os.OperatorID,
-				OldParallelism: os.Parallelism, NewParallelism: w.v.Parallelism}
-		}
-		per := make([][]ChannelStateHandle, w.v.Parallelism)
-		for i := range per {
-			if st := os.Subtask(i); st != nil {
-				if input {
-					per[i] = clip(st.InputChannelState)
-				} else {
-					per[i] = clip(st.ResultSubpartitionState)
-				}
-			}
-		}
-		if input {
-			w.inputChannel = per
-		} else {
-			w.resultSubpartition = per
-		}
-	}
-	return nil
-}
-
 // assign models assignTaskStateToExecutionJobVertices for a vertex whose state was
 // repartitioned: one OperatorSubtaskState per operator and subtask, and a restore object per
 // subtask (1.18: every subtask; 1.10.1: subtasks where some operator has state).
@@ -548,10 +540,25 @@ func (w *vertexWork) assign(v FlinkVersion, checkpointID int64) error {
 				RawKeyedState:        clip(w.rawKeyed[k][i]),
 			}
 			if k == head && w.inputChannel != nil {
-				st.InputChannelState = w.inputChannel[i]
+				st.InputChannelState = clip(w.inputChannel[i])
 			}
 			if k == 0 && w.resultSubpartition != nil {
-				st.ResultSubpartitionState = w.resultSubpartition[i]
+				st.ResultSubpartitionState = clip(w.resultSubpartition[i])
+			}
+			if v != Flink1101 && w.job != nil {
+				// getSubtaskState: the input descriptor, then the output descriptor.
+				var err error
+				if k == head {
+					if st.InputRescalingDescriptor, err = w.rescalingDescriptor(i, true); err != nil {
+						return err
+					}
+					w.checkNoStateDescriptor(i, st.InputRescalingDescriptor)
+				}
+				if k == 0 {
+					if st.OutputRescalingDescriptor, err = w.rescalingDescriptor(i, false); err != nil {
+						return err
+					}
+				}
 			}
 			t.Operators[k] = OperatorRestore{OperatorID: op.ID, State: st}
 		}

@@ -71,6 +71,29 @@
 //	                                    every source maps to itself); Invert, AmbiguousTargets, MappedIndexes, Equal
 //	                                    model invert, getAmbiguousTargets, getMappedIndexes, equals
 //	IdentityRescaleMappings             RescaleMappings.identity; SymmetricIdentityRescaleMappings: SYMMETRIC_IDENTITY
+//	JobVertex.Inputs, JobEdge           ExecutionJobVertex.getInputs, JobEdge (getUpstreamSubtaskStateMapper,
+//	                                    getDownstreamSubtaskStateMapper), the IntermediateDataSet's index among
+//	                                    the producer's getProducedDataSets
+//	Partitioner, Partitioner.Mappers, EdgeFor StreamPartitioner.getUpstreamSubtaskStateMapper / getDownstreamSubtaskStateMapper
+//	                                    of ForwardPartitioner, RebalancePartitioner, RescalePartitioner, ShufflePartitioner,
+//	                                    KeyGroupStreamPartitioner, GlobalPartitioner, BroadcastPartitioner, CustomPartitionerWrapper
+//	ChannelStateHandle                  InputChannelStateHandle, ResultSubpartitionStateHandle (InputChannelInfo.gateIdx,
+//	                                    ResultSubpartitionInfo.partitionIdx, getOffsets)
+//	InflightDataRescalingDescriptor     checkpoint.InflightDataRescalingDescriptor (nil: NO_RESCALE); OldSubtaskIndexes,
+//	                                    ChannelMapping, IsAmbiguous model getOldSubtaskIndexes, getChannelMapping, isAmbiguous
+//	GateOrPartitionRescalingDescriptor  InflightDataGateOrPartitionRescalingDescriptor (NoState: NO_STATE, FLINK-38267)
+//	MappingType                         InflightDataGateOrPartitionRescalingDescriptor.MappingType
+//	OperatorSubtaskState.InputRescalingDescriptor, .OutputRescalingDescriptor OperatorSubtaskState.getInput/OutputRescalingDescriptor,
+//	                                    set by TaskStateAssignment.getSubtaskState (createRescalingDescriptor,
+//	                                    createGateOrPartitionRescalingDescriptors, getInflightDataGateOrPartitionRescalingDescriptor)
+//	AssignStates (channel state)        StateAssignmentOperation.reDistributeInputChannelStates, reDistributeResultSubpartitionStates,
+//	                                    checkForUnsupportedToplogyChanges, MappingBasedRepartitioner; TaskStateAssignment.getInputMapping,
+//	                                    getOutputMapping (their caches), getUpstreamAssignments, getDownstreamAssignments,
+//	                                    hasInFlightDataForInputGate / ForResultPartition (FLINK-38267), findInputGateIndex /
+//	                                    findResultPartitionIndex (FLINK-40269)
+//	VertexAssignment.ChannelNeighbour   TaskStateAssignment.hasUpstreamOutputStates || hasDownstreamInputStates (FLINK-31963)
+//	VertexAssignment.DroppedChannelHandles the handles MappingBasedRepartitioner gives to no new subtask (no edge for them)
+//	NoStateDescriptorError              the UnsupportedOperationException of NO_STATE.getOldSubtaskInstances (1.20.3, before FLINK-38483)
 //	FlinkVersion.MetadataWriteVersion   Checkpoints.storeCheckpointMetadata's serializer (per version)
 //	FlinkVersion.MetadataReadVersion    MetadataSerializers.getSerializer (the newest version registered)
 //	MaxParallelismDisagreementError     StateAssignmentOperation.checkMaxParallelismAgreement (master, FLINK-40113)
@@ -117,21 +140,31 @@
 //
 // Differences NOT implemented, and why (the next session can continue here):
 //
-//   - §2.2 FLINK-35351 (1.19.1+, custom-partitioner FULL edges force input-channel-state
-//     redistribution even at unchanged parallelism): AssignStates has no job edges or
-//     partitioners; in-flight channel state is kept 1:1 at unchanged parallelism and a changed
-//     parallelism is ChannelStateRescaleNotModelledError. It needs the edges and their
-//     SubtaskStateMappers in AssignmentInput, and patch releases (1.19.0 differs from 1.19.1).
-//   - §2.4 FLINK-38267 and §2.5 FLINK-38483 (per-gate in-flight data, NO_STATE descriptors;
-//     1.20.3/1.20.4, 2.0.1, 2.1.1, 2.2+): the same missing edges and channel-state
-//     redistribution, and they differ between patch releases, which FlinkVersion does not model.
-//   - §2.6 FLINK-40269 (two edges between one pair of vertices): only on master and unreleased
-//     backports; needs edges too.
+//   - §2.2 FLINK-35351 (a FULL input edge, i.e. partitionCustom, forces input-channel-state
+//     redistribution when some producer's new parallelism differs from the consumer's old one,
+//     even at unchanged parallelism): in every modelled version from 1.18 on. It is on the
+//     release-1.18 branch after 1.18.1, which is the 1.18 the model follows (SPEC §K.5's
+//     testChannelStateAssignmentTwoGatesPartiallyDownscaling, added with it, holds as written);
+//     the patch releases without it (1.18.0, 1.18.1, 1.19.0) are not modelled.
+//   - §2.4 FLINK-38267 (1.20 = 1.20.3, 2.0 = 2.0.1, 2.1 = 2.1.1, 2.2, 2.3, master): channel
+//     state is rescaled only for the gates and partitions that carry in-flight data on either
+//     side; the others get NO_STATE descriptors, so that an empty pointwise exchange no longer
+//     refuses the restore (CheckChannelStateUnsupportedRescale on 1.18 and 1.19).
+//   - §2.5 FLINK-38483 (2.0.1, 2.1.1, 2.2+; not 1.20.3): on 1.20 a subtask whose input
+//     descriptor holds a NO_STATE gate beside a rescaled one fails on the task
+//     (*NoStateDescriptorError, CheckChannelStateNoStateDescriptor); the other versions with
+//     FLINK-38267 restore it.
+//   - §2.6 FLINK-40269 (master): the peer's mapping of an edge is found by its data set, not by
+//     the first edge between the two vertices (which 1.18–2.3 use).
 //   - §2.7 FLINK-38542 (2.3+, recover output buffers downstream): opt-in, off by default, so no
 //     change with defaults; the model has no configuration for it.
 //   - §2.8 FLINK-33734 (2.1+ merged channel-state handles): model/metadata reads and writes the
-//     merged handles (format version 6); the model's ChannelStateHandle has no merged form and
-//     does not unmerge them, and the only behavioural effect is handle order within a subtask.
+//     merged handles (format version 6), but the model's ChannelStateHandle has no merged form:
+//     a merged handle keeps only its delegate, its channels stay inside the opaque serialized
+//     offsets, so the model neither unmerges it (ChannelStateHelper.extractUnmergedInputHandles)
+//     nor reproduces the order (groupingBy / toSet) of the unmerged handles within one subtask,
+//     the only behavioural effect. AssignStates places a merged handle as one handle of gate or
+//     partition 0.
 //   - §2.9 FLINK-36001's side effect (2.0+ refuses to write metadata with an operator name or uid
 //     ""): the model's OperatorState has no name or uid (only model/metadata's File does).
 //   - §5.3 ingest-DB restore (2.0+, opt-in, off by default): RocksDBRestore has no option for it;
@@ -154,6 +187,16 @@
 //   - §2.1 example A (two checkpointed operators with different recorded max parallelisms,
 //     chained on restore) is tested in model (TestFLINK40113ExampleA) but not as a scenario: the
 //     simulator's jobs always checkpoint a chain with one max parallelism.
+//   - The worked examples of §2.2, §2.5 and §2.6 are tested in model
+//     (TestFLINK35351CustomPartitionerRedistributes, TestFLINK38483NoStateDescriptor,
+//     TestFLINK40269TwoEdgesBetweenOnePair) but are not scenarios in
+//     scenarios/testdata/versions.txt: `run` drives the simulator, whose jobs take aligned
+//     checkpoints only (no channel state), and `plan` reads a real _metadata file, and the
+//     only real files with channel state (four migration-test checkpoints) hold output state
+//     on one result partition, while these examples need input channel state (§2.2, §2.5) or
+//     data on the second of two edges between one pair of vertices (§2.6). §2.4 is a `plan`
+//     scenario over a job file with edges (JobFileVertex.Inputs), and
+//     TestFLINK38267OnlyExchangesWithInFlightData.
 //   - §8.2 (the Kubernetes operator's autoscaler alignment per operator release) is
 //     model/autoscaler's subject, not FlinkVersion's.
 //

@@ -65,11 +65,6 @@ var (
 	// of an operator that is no longer the input (or output) operator of its chain.
 	ErrChannelStateTopologyChange = errors.New("cannot recover from unaligned checkpoint when topology changes, such that data exchanges with persisted data are now chained")
 
-	// ErrChannelStateRescaleNotModelled is returned when in-flight channel state would have to be
-	// redistributed to a changed parallelism: Flink does it with the job's edge partitioners,
-	// which the model does not carry (SPEC §F.1 step 4.4). Not a Flink error.
-	ErrChannelStateRescaleNotModelled = errors.New("model: rescaling in-flight channel state is not modelled")
-
 	// ErrInvalidRestoreInput matches errors for input Flink could not have built (duplicate
 	// operator IDs, an operator state with more subtask entries than its parallelism, a vertex
 	// without operators, …). Not a Flink exception; the message names the problem.

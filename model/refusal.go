@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"strconv"
 )
 
 // This file names the checks of the restore path and gives every refusal of
@@ -38,6 +37,11 @@ const (
 	CheckNullKeyedStateHandles Check = "null-keyed-state-handles"
 	// CheckChannelStateTopologyChange: ErrChannelStateTopologyChange.
 	CheckChannelStateTopologyChange Check = "channel-state-topology-change"
+	// CheckChannelStateUnsupportedRescale: ErrUnsupportedRescale (in-flight data of a pointwise
+	// or broadcast edge would have to be rescaled).
+	CheckChannelStateUnsupportedRescale Check = "channel-state-unsupported-rescale"
+	// CheckChannelStateNoStateDescriptor: ErrNoStateDescriptor (1.20 only; the task fails).
+	CheckChannelStateNoStateDescriptor Check = "channel-state-no-state-descriptor"
 	// CheckMaxParallelismAgreement: ErrMaxParallelismDisagreement (master only, FLINK-40113).
 	CheckMaxParallelismAgreement Check = "max-parallelism-agreement"
 	// CheckRestore: any other refusal of the restore path (a key-group partition or an
@@ -62,6 +66,8 @@ var checkTable = []struct {
 	{CheckRawKeyedWithoutManaged, ErrRawKeyedStateWithoutManaged},
 	{CheckNullKeyedStateHandles, ErrNullKeyedStateHandles},
 	{CheckChannelStateTopologyChange, ErrChannelStateTopologyChange},
+	{CheckChannelStateUnsupportedRescale, ErrUnsupportedRescale},
+	{CheckChannelStateNoStateDescriptor, ErrNoStateDescriptor},
 	{CheckMaxParallelismAgreement, ErrMaxParallelismDisagreement},
 	{CheckRestore, nil},
 }
@@ -131,25 +137,4 @@ func refuse(err error, op OperatorID, vertex string) error {
 // refuseVertex wraps err as a refusal of a vertex that names no single operator.
 func refuseVertex(err error, vertex string) error {
 	return &RefusalError{Check: checkOf(err), Vertex: vertex, Err: err}
-}
-
-// ChannelStateRescaleNotModelledError is ErrChannelStateRescaleNotModelled for one operator: its
-// in-flight channel state would have to be redistributed to another parallelism. Not a
-// refusal of Flink's: the model cannot say what Flink does.
-type ChannelStateRescaleNotModelledError struct {
-	Vertex         string
-	OperatorID     OperatorID
-	OldParallelism int
-	NewParallelism int
-}
-
-// Error names the vertex, the operator and the parallelism change.
-func (e *ChannelStateRescaleNotModelledError) Error() string {
-	return ErrChannelStateRescaleNotModelled.Error() + ": vertex " + e.Vertex + ", operator " + e.OperatorID.String() +
-		", parallelism " + strconv.Itoa(e.OldParallelism) + " → " + strconv.Itoa(e.NewParallelism)
-}
-
-// Is reports whether target is ErrChannelStateRescaleNotModelled.
-func (e *ChannelStateRescaleNotModelledError) Is(target error) bool {
-	return target == ErrChannelStateRescaleNotModelled
 }

@@ -27,7 +27,7 @@ func TestRefusalsAreTyped(t *testing.T) {
 	}
 	coordinator := OperatorState{OperatorID: b, Parallelism: 1, MaxParallelism: 128, CoordinatorState: &StreamHandle{Path: "c", Size: 1}}
 	finished := OperatorState{OperatorID: a, Parallelism: 2, MaxParallelism: 128, FullyFinished: true}
-	ch := []ChannelStateHandle{{SubtaskIndex: 0, Delegate: StreamHandle{Path: "ch", Size: 1}}}
+	ch := []ChannelStateHandle{{SubtaskIndex: 0, Delegate: StreamHandle{Path: "ch", Size: 1}, Offsets: []int64{0}}}
 	inputChannels := func(id OperatorID) OperatorState {
 		os := saOperatorState(id, 2, 128, false)
 		for _, st := range os.Subtasks {
@@ -38,16 +38,24 @@ func TestRefusalsAreTyped(t *testing.T) {
 	badMode := saOperatorState(a, 2, 128, false)
 	badMode.Subtasks[0].ManagedOperatorState[0].States[0].Mode = 9
 	var typed struct {
-		noOp     *NoOperatorForStateError
-		nonRest  *NonRestoredStateError
-		mismatch *MaxParallelismMismatchError
-		below    *MaxParallelismBelowNewParallelismError
-		change   *MaxParallelismChangeNotSupportedError
-		bounds   *MaxParallelismOutOfBoundsError
-		mixed    *MixedFinishedOperatorsError
-		null     *NullKeyedStateHandlesError
-		malform  *MalformedOperatorStateHandleError
-		parBound *ParallelismOutOfBoundsError
+		noOp      *NoOperatorForStateError
+		nonRest   *NonRestoredStateError
+		mismatch  *MaxParallelismMismatchError
+		below     *MaxParallelismBelowNewParallelismError
+		change    *MaxParallelismChangeNotSupportedError
+		bounds    *MaxParallelismOutOfBoundsError
+		mixed     *MixedFinishedOperatorsError
+		null      *NullKeyedStateHandlesError
+		malform   *MalformedOperatorStateHandleError
+		parBound  *ParallelismOutOfBoundsError
+		pointwise *UnsupportedRescaleError
+		noState   *NoStateDescriptorError
+	}
+	c := saID(3)
+	edged := func(name string, p int, id OperatorID, edges ...JobEdge) JobVertex {
+		v := saVertex(name, p, 128, false, id)
+		v.Inputs = edges
+		return v
 	}
 	tests := []struct {
 		name      string
@@ -91,6 +99,11 @@ func TestRefusalsAreTyped(t *testing.T) {
 			CheckMaxParallelismAgreement, &a, "v", nil, "recorded different maximum parallelism in the checkpoint"},
 		{"channel state topology change", assign(Flink118, []JobVertex{saVertex("v", 2, 128, false, b, a)}, inputChannels(a), inputChannels(b)),
 			CheckChannelStateTopologyChange, &b, "v", nil, "the following operators contain channel state: [" + b.String() + "]"},
+		{"pointwise in-flight data rescaled", assign(Flink118, []JobVertex{saVertex("up", 2, 128, false, a), edged("down", 3, b, EdgeFor(ForwardPartitioner, 0, 0))},
+			inputChannels(b)), CheckChannelStateUnsupportedRescale, &b, "down", &typed.pointwise, "Cannot rescale the given pointwise partitioner"},
+		{"NO_STATE descriptor (1.20.3, FLINK-38483)", assign(Flink120, []JobVertex{saVertex("up1", 2, 128, false, a), saVertex("up2", 2, 128, false, c),
+			edged("down", 3, b, EdgeFor(HashPartitioner, 0, 0), EdgeFor(HashPartitioner, 1, 0))}, inputChannels(b)),
+			CheckChannelStateNoStateDescriptor, &b, "down", &typed.noState, "Cannot get old subtasks from a descriptor that represents no state."},
 		{"repartitioning fails", assign(Flink118, []JobVertex{saVertex("v", 3, 128, false, a)}, badMode),
 			CheckRestore, &a, "v", &typed.malform, "vertex v, operator " + a.String() + ", managed operator state"},
 		{"key-group partition fails (1.10.1 adopts an out-of-bounds max parallelism)", assign(Flink1101, []JobVertex{saVertex("v", 2, 128, false, a)}, saOperatorState(a, 2, 40000, false)),
@@ -147,23 +160,17 @@ func TestRawKeyedWithoutManagedRefusalIsTyped(t *testing.T) {
 	}
 }
 
-// Bad input and the channel state the model cannot rescale are not refusals.
+// Bad input is not a refusal.
 func TestNonRefusalsAreNotRefusals(t *testing.T) {
-	a := saID(1)
-	ch := []ChannelStateHandle{{SubtaskIndex: 0, Delegate: StreamHandle{Path: "ch", Size: 1}}}
-	os := saOperatorState(a, 2, 128, false)
-	for _, st := range os.Subtasks {
-		st.InputChannelState = ch
-	}
-	_, err := AssignStates(AssignmentInput{Version: Flink118, Vertices: []JobVertex{saVertex("v", 3, 128, false, a)}, Operators: []OperatorState{os}})
-	var rescale *ChannelStateRescaleNotModelledError
 	var rf *RefusalError
-	if !errors.As(err, &rescale) || !errors.Is(err, ErrChannelStateRescaleNotModelled) || errors.As(err, &rf) || rescale.OperatorID != a ||
-		err.Error() != "model: rescaling in-flight channel state is not modelled: vertex v, operator "+a.String()+", parallelism 2 → 3" {
-		t.Errorf("rescaled channel state: %v", err)
-	}
-	_, err = AssignStates(AssignmentInput{Version: Flink118, Vertices: []JobVertex{saVertex("v", 1, 128, false)}})
+	_, err := AssignStates(AssignmentInput{Version: Flink118, Vertices: []JobVertex{saVertex("v", 1, 128, false)}})
 	if !errors.Is(err, ErrInvalidRestoreInput) || errors.As(err, &rf) {
 		t.Errorf("bad input: %v", err)
+	}
+	a := saVertex("a", 1, 128, false, saID(1))
+	a.Inputs = []JobEdge{{Upstream: 0}}
+	_, err = AssignStates(AssignmentInput{Version: Flink118, Vertices: []JobVertex{a}})
+	if !errors.Is(err, ErrInvalidRestoreInput) || errors.As(err, &rf) {
+		t.Errorf("an edge from the vertex itself: %v", err)
 	}
 }

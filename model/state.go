@@ -216,12 +216,22 @@ func (h *IncrementalKeyedStateHandle) Intersection(r KeyGroupRange) KeyedStateHa
 	return h
 }
 
-// ChannelStateHandle stands for one in-flight (unaligned checkpoint) channel state handle.
-// The model carries these so that HasState and loading behave as in Flink, but does not
-// redistribute them on rescaling (SPEC §F.1 step 4.4 is out of scope).
+// ChannelStateHandle models one in-flight (unaligned checkpoint) channel state handle:
+// InputChannelStateHandle (input channel state) or ResultSubpartitionStateHandle (result
+// subpartition state). AssignStates redistributes them over the job edges (channel.go).
 type ChannelStateHandle struct {
 	SubtaskIndex int          `json:"subtask_index"`
 	Delegate     StreamHandle `json:"delegate"`
+	// GateOrPartition is InputChannelInfo.gateIdx (input) or ResultSubpartitionInfo.partitionIdx
+	// (output); Channel is inputChannelIdx or subPartitionIdx.
+	GateOrPartition int `json:"gate_or_partition,omitempty"`
+	Channel         int `json:"channel,omitempty"`
+	// Offsets are the handle's buffer offsets in Delegate. A handle without offsets holds no data:
+	// checkForUnsupportedToplogyChanges ignores it (hasChannelState).
+	Offsets []int64 `json:"offsets,omitempty"`
+	// StateSize is the handle's own bytes in Delegate (getStateSize: the sum of its buffers; a
+	// subtask's handles usually share one delegate file); 0 when not known.
+	StateSize int64 `json:"state_size,omitempty"`
 }
 
 // OperatorSubtaskState models OperatorSubtaskState: the state of one operator instance. An
@@ -235,9 +245,14 @@ type OperatorSubtaskState struct {
 	RawOperatorState     []OperatorStateHandle `json:"raw_operator_state"`
 	ManagedKeyedState    []KeyedStateHandle    `json:"managed_keyed_state"`
 	RawKeyedState        []KeyedStateHandle    `json:"raw_keyed_state"`
-	// InputChannelState and ResultSubpartitionState are in-flight data; carried, not repartitioned.
+	// InputChannelState and ResultSubpartitionState are in-flight data (unaligned checkpoints).
 	InputChannelState       []ChannelStateHandle `json:"input_channel_state,omitempty"`
 	ResultSubpartitionState []ChannelStateHandle `json:"result_subpartition_state,omitempty"`
+	// InputRescalingDescriptor and OutputRescalingDescriptor are set by AssignStates on a
+	// restore object's input and output operator (getInputRescalingDescriptor,
+	// getOutputRescalingDescriptor); nil is InflightDataRescalingDescriptor.NO_RESCALE.
+	InputRescalingDescriptor  *InflightDataRescalingDescriptor `json:"input_rescaling_descriptor,omitempty"`
+	OutputRescalingDescriptor *InflightDataRescalingDescriptor `json:"output_rescaling_descriptor,omitempty"`
 }
 
 // HasState models OperatorSubtaskState.hasState: any handle in any of the six collections
@@ -317,6 +332,10 @@ type JobVertex struct {
 	// was derived by ComputeDefaultMaxParallelism and may be replaced by the restored one.
 	MaxParallelism           int  `json:"max_parallelism"`
 	MaxParallelismConfigured bool `json:"max_parallelism_configured"`
+	// Inputs are the vertex's input gates in order (ExecutionJobVertex.getInputs, each a
+	// JobEdge from the producing vertex). Only the restore of in-flight channel state reads
+	// them; a vertex without edges keeps its channel state 1:1 at unchanged parallelism.
+	Inputs []JobEdge `json:"inputs,omitempty"`
 }
 
 // SharingFilesStrategy models SnapshotType.SharingFilesStrategy.

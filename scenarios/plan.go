@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
 )
@@ -112,6 +114,25 @@ func FormatRestorePlan(pl *savepoint.RestorePlan) string {
 					}
 					fmt.Fprintf(&b, "    %s %q %s: [%s], %d bytes\n", kind.name, n, st.Mode, pairs.String(), st.Bytes)
 				}
+			}
+			for _, kind := range []struct {
+				name  string
+				parts []savepoint.ChannelPart
+				d     *model.InflightDataRescalingDescriptor
+			}{{"input channels", s.InputChannelState, s.InputRescaling}, {"result subpartitions", s.ResultSubpartitionState, s.OutputRescaling}} {
+				if len(kind.parts) == 0 && kind.d == nil {
+					continue
+				}
+				var old []int
+				var n int64
+				for _, c := range kind.parts {
+					if !slices.Contains(old, c.OldSubtask) {
+						old = append(old, c.OldSubtask)
+					}
+					n += c.Bytes
+				}
+				slices.Sort(old)
+				fmt.Fprintf(&b, "    %s: %d handles of old %v, %d bytes; %v\n", kind.name, len(kind.parts), old, n, kind.d)
 			}
 		}
 	}

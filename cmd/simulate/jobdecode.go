@@ -42,6 +42,12 @@ func decodeJobFile(name string, data []byte) (savepoint.JobFile, error) {
 		jf.Vertices[len(jf.Vertices)-1].Operators = append(jf.Vertices[len(jf.Vertices)-1].Operators, jo)
 		return err
 	}
+	input := func(item *strictdecode.Value, at string) error {
+		var in savepoint.JobFileInput
+		err := strictdecode.Mapping(item, at, []strictdecode.Field{{Name: "from", Set: text(func(s string) { in.From = s })}, {Name: "partitioner", Set: text(func(s string) { in.Partitioner = s })}})
+		jf.Vertices[len(jf.Vertices)-1].Inputs = append(jf.Vertices[len(jf.Vertices)-1].Inputs, in)
+		return err
+	}
 	vertex := func(item *strictdecode.Value, at string) error {
 		jf.Vertices = append(jf.Vertices, savepoint.JobFileVertex{})
 		jv := &jf.Vertices[len(jf.Vertices)-1]
@@ -50,6 +56,7 @@ func decodeJobFile(name string, data []byte) (savepoint.JobFile, error) {
 			{Name: "parallelism", Set: integer(func(n int) { jv.Parallelism = &n })},
 			{Name: "max_parallelism", Set: integer(func(n int) { jv.MaxParallelism = &n })},
 			{Name: "operators", Set: func(v *strictdecode.Value, at string) error { return strictdecode.Items(v, at, operator) }},
+			{Name: "inputs", Set: func(v *strictdecode.Value, at string) error { return strictdecode.Items(v, at, input) }},
 		})
 	}
 	err = strictdecode.Fill(root, "the job file", []strictdecode.Field{

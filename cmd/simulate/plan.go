@@ -55,8 +55,8 @@ Bytes: a key group's bytes run from its offset to the next larger offset of the 
 the end of its stream); offset 0 means an empty key group (Flink's restore skips it). An
 incremental (RocksDB) or changelog handle counts whole: the subtask downloads all of it.
 Operator-state entries likewise run to the next offset of their handle. In-flight channel state
-at a changed parallelism is not planned (Flink redistributes it with the job's partitioners,
-which the model does not have); the operator says so in "notes".
+(unaligned checkpoints) is planned per new subtask over assumed edges, each gate and partition a
+--channel-partitioner edge (HASH, a keyBy) to a task keeping its parallelism; a note says so.
 
 Parallelism per task: --parallelism P is the default; --keep-parallelism keeps every task at
 the old parallelism of the state it takes (with --job: every vertex whose parallelism the file
@@ -86,7 +86,7 @@ operators are listed below the panels and a refused plan is titled "REFUSED: <ch
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg [--embed-fonts]]", planHelp)
+	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--channel-partitioner P] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg [--embed-fonts]]", planHelp)
 	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
 	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
@@ -97,6 +97,8 @@ func runPlan(e *env, args []string) int {
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
 	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
+	partitioner := savepoint.DefaultChannelPartitioner
+	fset.Var(&partitioner, "channel-partitioner", "the partitioner `P` (FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH, GLOBAL, BROADCAST or CUSTOM) assumed on the edges of in-flight channel state that no job-file vertex input gives (inputs: [{from: V, partitioner: P}], docs/plan.md)")
 	format := fset.String("format", "text", "output format: text or json")
 	chart := addChartFlags(fset)
 	pos, done, code := e.parseFlags(fset, args)
@@ -169,7 +171,7 @@ func runPlan(e *env, args []string) int {
 		uids.Label(sp.File)
 	}
 	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.V, Job: job, AllowNonRestoredState: *allow,
-		KeepParallelism: *keep, VertexParallelism: vertexPar})
+		KeepParallelism: *keep, VertexParallelism: vertexPar, ChannelPartitioner: partitioner})
 	var unknown *savepoint.UnknownOperatorError
 	if errors.As(err, &unknown) {
 		return e.failf("plan", "--vertex %s: %v", excerpt.Quote(vertexGiven[unknown.OperatorID], 80), err)

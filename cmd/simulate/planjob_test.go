@@ -70,7 +70,7 @@ func TestJobFileNumbersAreIntegers(t *testing.T) {
 // the file's field path and line, never by Go types.
 func TestJobFileErrorsSpeakOfTheFile(t *testing.T) {
 	for _, c := range []struct{ file, text, want string }{
-		{"j.yaml", "vertices:\n  - parallelism: 2\n    paralelism: 3\n    operators: [{uid: a}]\n", `line 3: vertices[0]: unknown field "paralelism" (did you mean parallelism? the fields are name, parallelism, max_parallelism and operators)`},
+		{"j.yaml", "vertices:\n  - parallelism: 2\n    paralelism: 3\n    operators: [{uid: a}]\n", `line 3: vertices[0]: unknown field "paralelism" (did you mean parallelism? the fields are name, parallelism, max_parallelism, operators and inputs)`},
 		{"j.json", "{\"vertices\": [{\"parallelism\": 2,\n \"paralelism\": 3, \"operators\": [{\"uid\": \"a\"}]}]}", `line 2: vertices[0]: unknown field "paralelism" (did you mean parallelism?`},
 		{"j.json", `{"vertices": [{"parallelism": 2, "operators": [{"uid": "a", "uuid": "b"}]}]}`, `line 1: vertices[0].operators[0]: unknown field "uuid" (did you mean uid?`},
 		{"j.yaml", "vertex: []\n", `line 1: the job file: unknown field "vertex" (the field is vertices)`},

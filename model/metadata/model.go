@@ -1,8 +1,10 @@
 package metadata
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/internal/javamap"
@@ -113,12 +115,24 @@ func subtaskModel(st *Subtask, v model.FlinkVersion) *model.OperatorSubtaskState
 		s.RawKeyedState = append(s.RawKeyedState, h)
 	}
 	for _, c := range st.InputChannels {
-		s.InputChannelState = append(s.InputChannelState, model.ChannelStateHandle{SubtaskIndex: int(c.SubtaskIndex), Delegate: streamModel(c.Delegate)})
+		s.InputChannelState = append(s.InputChannelState, channelModel(c))
 	}
 	for _, c := range st.OutputChannels {
-		s.ResultSubpartitionState = append(s.ResultSubpartitionState, model.ChannelStateHandle{SubtaskIndex: int(c.SubtaskIndex), Delegate: streamModel(c.Delegate)})
+		s.ResultSubpartitionState = append(s.ResultSubpartitionState, channelModel(c))
 	}
 	return s
+}
+
+// channelModel gives the model's handle: subtask, delegate, gate or partition, channel and
+// offsets. A merged handle (format version 6) keeps its delegate only: its channels are in its
+// opaque serialized offsets, which the model does not unmerge.
+func channelModel(c ChannelHandle) model.ChannelStateHandle {
+	h := model.ChannelStateHandle{SubtaskIndex: int(c.SubtaskIndex), Delegate: streamModel(c.Delegate), StateSize: c.StateSize}
+	if c.Type != ChannelMergedInput && c.Type != ChannelMergedOutput {
+		h.GateOrPartition, h.Channel = int(c.GateOrPartition), int(c.Channel)
+		h.Offsets = slices.Clone(c.Offsets)
+	}
+	return h
 }
 
 func operatorHandleModel(h *OperatorHandle, v model.FlinkVersion) model.OperatorStateHandle {
@@ -500,7 +514,8 @@ func channelFromModel(c model.ChannelStateHandle, typ byte) (ChannelHandle, erro
 	if err != nil {
 		return ChannelHandle{}, err
 	}
-	return ChannelHandle{Type: typ, SubtaskIndex: int32(c.SubtaskIndex), Offsets: []int64{}, StateSize: c.Delegate.Size, Delegate: d}, nil
+	return ChannelHandle{Type: typ, SubtaskIndex: int32(c.SubtaskIndex), GateOrPartition: int32(c.GateOrPartition), Channel: int32(c.Channel),
+		Offsets: append([]int64{}, c.Offsets...), StateSize: cmp.Or(c.StateSize, c.Delegate.Size), Delegate: d}, nil
 }
 
 func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, error) {

@@ -38,10 +38,9 @@ func TestRestoreRealFiles(t *testing.T) {
 					t.Fatalf("%s (%v): LoadAndValidateCheckpoint: %v", name, v, err)
 				}
 				a, err := model.AssignStates(model.AssignmentInput{Version: v, CheckpointID: cp.CheckpointID, Vertices: vertices, Operators: cp.Operators})
-				if errors.Is(err, model.ErrChannelStateRescaleNotModelled) ||
-					(v == model.Flink1101 && errors.Is(err, model.ErrNullKeyedStateHandles)) {
-					// Rescaled unaligned checkpoints are out of the model's scope; 1.10.1 throws
-					// its NullPointerException for operators without subtask entries (FLINK-22966).
+				if v == model.Flink1101 && errors.Is(err, model.ErrNullKeyedStateHandles) {
+					// 1.10.1 throws its NullPointerException for operators without subtask
+					// entries (FLINK-22966).
 					skipped++
 					continue
 				}

@@ -26,6 +26,19 @@ type JobFileVertex struct {
 	MaxParallelism *int `json:"max_parallelism" yaml:"max_parallelism"`
 	// Operators is the chain, head first (the operator reading the task's input).
 	Operators []JobFileOperator `json:"operators" yaml:"operators"`
+	// Inputs are the task's input gates in order (optional): the job edges in-flight channel
+	// state is redistributed over. A vertex's result partitions are numbered in the order
+	// its outgoing edges appear in the file (vertex order, then input order).
+	Inputs []JobFileInput `json:"inputs" yaml:"inputs"`
+}
+
+// JobFileInput is one input gate of a JobFileVertex: an edge from another vertex.
+type JobFileInput struct {
+	// From names the producing vertex.
+	From string `json:"from" yaml:"from"`
+	// Partitioner is the edge's partitioner: FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH,
+	// GLOBAL, BROADCAST or CUSTOM.
+	Partitioner string `json:"partitioner" yaml:"partitioner"`
 }
 
 // JobFileOperator is one operator of a chain: exactly one of UID and ID.
@@ -145,6 +158,22 @@ func (jf *JobFile) Validate(defaultParallelism int) ([]Vertex, error) {
 			v.Labels = append(v.Labels, label)
 		}
 		out = append(out, v)
+	}
+	partitions := make([]int, len(out))
+	for i, jv := range jf.Vertices {
+		for g, in := range jv.Inputs {
+			at := fmt.Sprintf("vertices[%d].inputs[%d]", i, g)
+			u, ok := names[in.From]
+			if !ok || u == i {
+				return nil, fmt.Errorf("%s.from: %s is not the name of another vertex", at, excerpt.Quote(in.From, 40))
+			}
+			p, err := model.ParsePartitioner(in.Partitioner)
+			if err != nil {
+				return nil, fmt.Errorf("%s.partitioner: %v", at, err)
+			}
+			out[i].Inputs = append(out[i].Inputs, model.EdgeFor(p, u, partitions[u]))
+			partitions[u]++
+		}
 	}
 	return out, nil
 }

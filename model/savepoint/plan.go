@@ -123,6 +123,15 @@ type SubtaskPlan struct {
 	// state name.
 	ManagedOperatorState map[string]*OperatorStatePart `json:"managed_operator_state"`
 	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
+	// InputChannelState and ResultSubpartitionState are the in-flight channel-state handles
+	// received (unaligned checkpoints), in Flink's order; ChannelStateBytes is their bytes (not
+	// in StateBytes). InputRescaling and OutputRescaling are the subtask's rescaling
+	// descriptors when it holds the chain's input or output operator (null: NO_RESCALE).
+	InputChannelState       []ChannelPart                          `json:"input_channel_state"`
+	ResultSubpartitionState []ChannelPart                          `json:"result_subpartition_state"`
+	ChannelStateBytes       int64                                  `json:"channel_state_bytes"`
+	InputRescaling          *model.InflightDataRescalingDescriptor `json:"input_rescaling"`
+	OutputRescaling         *model.InflightDataRescalingDescriptor `json:"output_rescaling"`
 	// BytesRead is what the subtask's restore downloads: of each key-groups and operator-state
 	// handle it is given, the stream header (the bytes before the handle's smallest offset)
 	// and its entries; incremental and changelog handles whole; a UNION subtask the header and
@@ -206,6 +215,9 @@ type Options struct {
 	Job []Vertex
 	// AllowNonRestoredState skips checkpointed operators the new job does not have.
 	AllowNonRestoredState bool
+	// ChannelPartitioner is the partitioner assumed on every edge of in-flight channel state
+	// (a savepoint records no edges; see channel.go); zero means DefaultChannelPartitioner.
+	ChannelPartitioner model.Partitioner
 }
 
 // PlanRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates:
@@ -302,10 +314,40 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc, asg, opErr, stripped := run.cc, run.asg, run.opErr, run.stripped
+	cc, asg, opErr := run.cc, run.asg, run.opErr
+	part := opts.ChannelPartitioner
+	if part == 0 {
+		part = DefaultChannelPartitioner
+	}
+	edged := make([]bool, len(vertices))
+	for vi := range vertices {
+		edged[vi] = edged[vi] || len(vertices[vi].Inputs) > 0
+		for _, e := range vertices[vi].Inputs {
+			edged[e.Upstream] = true
+		}
+	}
 	for i := range md.Operators {
-		if stripped[i] && hasChannelState(&md.Operators[i]) {
-			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles) is not planned: Flink redistributes it at a changed parallelism with the job's partitioners, which the model does not have", countChannelHandles(&md.Operators[i])))
+		if !hasChannelState(&md.Operators[i]) || opErr[i] != nil {
+			continue
+		}
+		vi := vertexHolding(vertices, md.Operators[i].OperatorID)
+		if vi < 0 {
+			continue // dropped: its channel state is not restored
+		}
+		if edged[vi] {
+			notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles): planned over the job file's edges", countChannelHandles(&md.Operators[i])))
+			continue
+		}
+		notes[i] = append(notes[i], fmt.Sprintf("in-flight channel state (%d handles): a savepoint records no job edges, so each of its gates and partitions is planned as a %v edge to a task that keeps its parallelism (--channel-partitioner)",
+			countChannelHandles(&md.Operators[i]), part))
+	}
+	for vi := range vertices {
+		if n := asg.Vertices[vi].DroppedChannelHandles; n > 0 {
+			for oi := range md.Operators {
+				if vertexHolds(&vertices[vi].JobVertex, md.Operators[oi].OperatorID) && hasChannelState(&md.Operators[oi]) {
+					notes[oi] = append(notes[oi], fmt.Sprintf("%d in-flight channel-state handles reach no new subtask (Flink drops them)", n))
+				}
+			}
 		}
 	}
 
@@ -401,7 +443,7 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			}
 			po.Notes = append(po.Notes, fmt.Sprintf("hazard (known issue %s): the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); %s", KnownIssueAdoption, va.MaxParallelism, cut))
 		}
-		if !va.HasState && !va.FullyFinished {
+		if !va.HasState && !va.FullyFinished && !va.ChannelNeighbour {
 			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
 		}
 		old := byID[os.OperatorID]
@@ -420,7 +462,8 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 				}
 			}
 			ps := SubtaskPlan{Index: s, KeyGroups: [2]int{r.Start, r.End}, ManagedKeyedState: []KeyedPart{}, RawKeyedState: []KeyedPart{},
-				ManagedOperatorState: map[string]*OperatorStatePart{}, RawOperatorState: map[string]*OperatorStatePart{}}
+				ManagedOperatorState: map[string]*OperatorStatePart{}, RawOperatorState: map[string]*OperatorStatePart{},
+				InputChannelState: []ChannelPart{}, ResultSubpartitionState: []ChannelPart{}}
 			if t := va.Subtasks[s]; t != nil {
 				ps.RestoreObject = true
 				ps.Finished = t.Finished
@@ -439,6 +482,11 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 					if ps.RawOperatorState, err = ix.operator(st.RawOperatorState, true); err != nil {
 						return nil, fmt.Errorf("operator %v, subtask %d, raw operator state: %w", os.OperatorID, s, err)
 					}
+					var in, outB int64
+					ps.InputChannelState, in = channelParts(st.InputChannelState)
+					ps.ResultSubpartitionState, outB = channelParts(st.ResultSubpartitionState)
+					ps.ChannelStateBytes = in + outB
+					ps.InputRescaling, ps.OutputRescaling = st.InputRescalingDescriptor, st.OutputRescalingDescriptor
 					ps.BytesRead = ix.bytesRead(st)
 					po.BytesRead += ps.BytesRead
 				}
@@ -564,15 +612,13 @@ type planRun struct {
 	asg *model.Assignment
 	// opErr is the refusal of each metadata operator (nil: its checks pass).
 	opErr []*model.RefusalError
-	// stripped marks operators whose in-flight channel state was left out.
-	stripped []bool
 }
 
 // runRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates)
 // until it passes: each refusal is reported to refuse (the first one is Flink's verdict),
 // attributed to the operators it is about, and their state is taken out for the next run, so
-// that every operator is judged. In-flight channel state that the model cannot rescale is left
-// out of the operators the model names. An error means bad input.
+// that every operator is judged. In-flight channel state is planned over the assumed edges of
+// withChannelPeers. An error means bad input.
 func runRestore(opts Options, pointer string, md model.CheckpointMetadata, vertices []Vertex, jobVertices []model.JobVertex,
 	refuse func(*model.RefusalError, *model.OperatorID)) (*planRun, error) {
 	v := opts.Flink
@@ -582,7 +628,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 		active[i] = true
 	}
 	opErr := make([]*model.RefusalError, n)
-	stripped := make([]bool, n)
+	jobVertices = withChannelPeers(md, jobVertices, opts.ChannelPartitioner)
 	var cc *model.CompletedCheckpoint
 	var asg *model.Assignment
 	for iter := 0; ; iter++ {
@@ -595,11 +641,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 			if !active[i] {
 				continue
 			}
-			os := md.Operators[i]
-			if stripped[i] {
-				os = withoutChannelState(os)
-			}
-			sub.Operators = append(sub.Operators, os)
+			sub.Operators = append(sub.Operators, md.Operators[i])
 		}
 		var err error
 		cc, err = model.LoadAndValidateCheckpoint(model.LoadInput{Version: v, Metadata: sub, Vertices: jobVertices,
@@ -613,21 +655,6 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 		}
 		if errors.Is(err, model.ErrInvalidRestoreInput) || errors.Is(err, model.ErrUnknownFlinkVersion) {
 			return nil, err
-		}
-		var rescale *model.ChannelStateRescaleNotModelledError
-		if errors.As(err, &rescale) {
-			hit := false
-			for i := range md.Operators {
-				if active[i] && !stripped[i] && md.Operators[i].OperatorID == rescale.OperatorID {
-					stripped[i], hit = true, true
-				}
-			}
-			if !hit {
-				for i := range md.Operators {
-					stripped[i] = true
-				}
-			}
-			continue
 		}
 		r := refusalOf(err)
 		culprits := attributeRefusal(r, md.Operators, active, vertices)
@@ -652,7 +679,7 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 			active[i] = false
 		}
 	}
-	return &planRun{cc: cc, asg: asg, opErr: opErr, stripped: stripped}, nil
+	return &planRun{cc: cc, asg: asg, opErr: opErr}, nil
 }
 
 // savepointProps gives the restored checkpoint's properties (only informative here).
@@ -661,6 +688,16 @@ func savepointProps(md model.CheckpointMetadata) model.CheckpointProperties {
 		return *md.Properties
 	}
 	return model.CheckpointProperties{Savepoint: true, Forced: true}
+}
+
+// vertexHolds reports whether one of v's operators has id as its generated or user-defined ID.
+func vertexHolds(v *model.JobVertex, id model.OperatorID) bool {
+	for _, op := range v.Operators {
+		if op.ID == id || (op.UserDefinedID != nil && *op.UserDefinedID == id) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasChannelState(os *model.OperatorState) bool { return countChannelHandles(os) > 0 }
@@ -673,20 +710,6 @@ func countChannelHandles(os *model.OperatorState) int {
 		}
 	}
 	return n
-}
-
-func withoutChannelState(os model.OperatorState) model.OperatorState {
-	subs := make([]*model.OperatorSubtaskState, len(os.Subtasks))
-	for j, st := range os.Subtasks {
-		if st == nil {
-			continue
-		}
-		c := *st
-		c.InputChannelState, c.ResultSubpartitionState = nil, nil
-		subs[j] = &c
-	}
-	os.Subtasks = subs
-	return os
 }
 
 // refusalOf gives the typed refusal of a restore path error (a bare error, which the model

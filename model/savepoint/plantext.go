@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,6 +142,8 @@ func (pl *RestorePlan) WriteText(out io.Writer) error {
 					fmt.Fprintf(w, "    %s %q %s: %d entries %s, %d bytes\n", kind.name, n, st.Mode, len(st.Pairs), pairsText(st.Pairs), st.Bytes)
 				}
 			}
+			writeChannels(w, "input channels", "gate", s.InputChannelState, s.InputRescaling)
+			writeChannels(w, "result subpartitions", "partition", s.ResultSubpartitionState, s.OutputRescaling)
 		}
 	}
 	for _, n := range pl.NewOps {
@@ -152,6 +155,70 @@ func (pl *RestorePlan) WriteText(out io.Writer) error {
 	}
 	_, err := out.Write(w.Bytes())
 	return err
+}
+
+// writeChannels prints a subtask's in-flight channel handles of one side (nothing when it has
+// none and no rescaling descriptor): per gate or partition the old subtasks read, the handle
+// count and bytes, and the descriptor's old subtasks and ambiguous ones.
+func writeChannels(w io.Writer, what, unit string, parts []ChannelPart, d *model.InflightDataRescalingDescriptor) {
+	if len(parts) == 0 && d == nil {
+		return
+	}
+	type agg struct {
+		old   []int
+		n     int
+		bytes int64
+	}
+	var keys []int
+	by := map[int]*agg{}
+	for _, p := range parts {
+		a := by[p.GateOrPartition]
+		if a == nil {
+			a = &agg{}
+			by[p.GateOrPartition] = a
+			keys = append(keys, p.GateOrPartition)
+		}
+		if !slices.Contains(a.old, p.OldSubtask) {
+			a.old = append(a.old, p.OldSubtask)
+		}
+		a.n++
+		a.bytes += p.Bytes
+	}
+	sort.Ints(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		a := by[k]
+		sort.Ints(a.old)
+		fmt.Fprintf(&b, "%s %d: %d %s from old subtasks %s, %d bytes", unit, k, a.n, planNoun(a.n, "handle", "handles"), intsText(a.old), a.bytes)
+	}
+	if len(keys) == 0 {
+		b.WriteString("none")
+	}
+	fmt.Fprintf(w, "    %s: %s\n", what, b.String())
+	if d == nil {
+		return
+	}
+	for g, gd := range d.GatesOrPartitions {
+		switch {
+		case gd.NoState:
+			fmt.Fprintf(w, "      rescaling %s %d: no state\n", unit, g)
+		default:
+			fmt.Fprintf(w, "      rescaling %s %d: %s, old subtasks %s, ambiguous %s, channels %s\n", unit, g, gd.MappingType, intsText(gd.OldSubtaskIndexes),
+				intsText(gd.AmbiguousSubtaskIndexes), gd.RescaledChannelsMappings)
+		}
+	}
+}
+
+// intsText prints xs as [a b c].
+func intsText(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }
 
 // b2i is 1 for true, 0 for false.
