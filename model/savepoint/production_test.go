@@ -132,6 +132,10 @@ func TestProductionFileRoundTrip(t *testing.T) {
 			if !ok || len(h.Shared) != s.Shared || len(h.Private) != s.Private {
 				t.Fatalf("operator %v subtask %d: %T, want an incremental handle with %d shared and %d private files", op.ID, st.Index, st.ManagedKeyedState, s.Shared, s.Private)
 			}
+			want, _ := model.ComputeKeyGroupRangeForOperatorIndex(s.MaxParallelism, s.Subtasks, int(st.Index))
+			if r := h.KeyGroupRange(); r != want {
+				t.Fatalf("operator %v subtask %d: key groups %v, want the subtask's %v", op.ID, st.Index, r, want)
+			}
 		}
 	}
 	pl := planProduction(t, b, 2*s.Subtasks)
