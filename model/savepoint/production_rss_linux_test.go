@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"syscall"
 )
 
 // peakRSSkB gives this process's peak resident set size in kB: VmHWM of /proc/self/status,
@@ -24,4 +25,14 @@ func peakRSSkB() (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/proc/self/status has no VmHWM line")
+}
+
+// cpuSeconds gives the CPU time this process has used (user and system, all threads): on a
+// shared machine the benchmarks report it beside the wall time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
