@@ -249,6 +249,9 @@ func (h *KeyGroupsHandle) KeyGroupRange() model.KeyGroupRange {
 	return keyGroupRange(h.StartKeyGroup, int32(len(h.Offsets)))
 }
 
+// StateSize models KeyGroupsStateHandle.getStateSize: its stream's size.
+func (h *KeyGroupsHandle) StateSize() int64 { return h.Delegate.StateSize() }
+
 // KeyGroupSizes gives, per key group, the bytes between its offset and the next one (the last
 // key group runs to the end of the delegate). ok is false when the offsets do not allow it
 // (not ascending, or beyond the delegate's size).
@@ -297,6 +300,18 @@ func (h *IncrementalHandle) ClassName() string { return "IncrementalRemoteKeyedS
 // KeyGroupRange implements KeyedHandle.
 func (h *IncrementalHandle) KeyGroupRange() model.KeyGroupRange {
 	return keyGroupRange(h.StartKeyGroup, h.NumKeyGroups)
+}
+
+// StateSize models IncrementalRemoteKeyedStateHandle.getStateSize: the sizes of the meta data,
+// shared and private files (KeyedModel(h).StateSize() without building the model's handle).
+func (h *IncrementalHandle) StateSize() int64 {
+	n := h.Meta.StateSize()
+	for _, l := range [][]PathHandle{h.Shared, h.Private} {
+		for _, p := range l {
+			n += p.Handle.StateSize()
+		}
+	}
+	return n
 }
 
 // ChangelogBackendHandle models ChangelogStateBackendHandleImpl (tags 8 and 14): materialized

@@ -86,6 +86,25 @@ type decoder struct {
 	changelog114   bool
 	sawChangelogV1 bool
 	slots          int64 // Σ over operators of (highest subtask index + 1)
+	arena          strings.Builder
+	interned       map[string]string
+	streams        []StreamHandle // preallocated stream handles, taken in order (newStream)
+}
+
+// streamChunk is how many stream handles newStream allocates at once (256 × 112 bytes is a
+// size class of Go's allocator, so nothing is wasted).
+const streamChunk = 256
+
+// newStream gives a new stream handle with the tag, from a chunk of preallocated ones (a file
+// has one or more per state file; a chunk lives as long as any of its handles).
+func (d *decoder) newStream(tag byte) *StreamHandle {
+	if len(d.streams) == 0 {
+		d.streams = make([]StreamHandle, min(streamChunk, max(1, d.left()/16)))
+	}
+	h := &d.streams[0]
+	d.streams = d.streams[1:]
+	h.Tag = tag
+	return h
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, pathElem{name, idx}) }
@@ -194,7 +213,12 @@ func (d *decoder) bytesN(field string) []byte {
 }
 
 // utf reads a Java writeUTF string: u16 length, then modified UTF-8.
-func (d *decoder) utf(field string) string {
+func (d *decoder) utf(field string) string { return d.utfIn(field, false) }
+
+// internedUTF is utf for strings that repeat (see maxInterned).
+func (d *decoder) internedUTF(field string) string { return d.utfIn(field, true) }
+
+func (d *decoder) utfIn(field string, intern bool) string {
 	at := d.off
 	if !d.need(2, field) {
 		return ""
@@ -205,13 +229,69 @@ func (d *decoder) utf(field string) string {
 		return ""
 	}
 	d.off += 2
-	s, ok := decodeModifiedUTF8(d.b[d.off : d.off+n])
-	if !ok {
-		d.failAt(at, field, fmt.Errorf("%w: malformed modified UTF-8", ErrInvalid))
+	raw := d.b[d.off : d.off+n]
+	d.off += n
+	if !isASCII(raw) {
+		s, ok := decodeModifiedUTF8(raw)
+		if !ok {
+			d.failAt(at, field, fmt.Errorf("%w: malformed modified UTF-8", ErrInvalid))
+			return ""
+		}
+		return s
+	}
+	if !intern {
+		return d.str(raw)
+	}
+	if s, ok := d.interned[string(raw)]; ok {
+		return s
+	}
+	s := d.str(raw)
+	if d.interned == nil {
+		d.interned = map[string]string{}
+	}
+	if len(d.interned) < maxInterned {
+		d.interned[s] = s
+	}
+	return s
+}
+
+// The decoder's strings are copied into chunks of arenaChunk bytes (strings of more than
+// arenaMax bytes each get their own), so a file's many short strings (paths, IDs) cost one
+// allocation per chunk and no size-class rounding each; a chunk lives as long as any of its
+// strings. Local paths of incremental handles (SST names, which repeat across subtasks) are
+// interned, up to maxInterned distinct ones.
+const (
+	arenaChunk  = 32 << 10
+	arenaMax    = 1 << 10
+	maxInterned = 1 << 16
+)
+
+// str gives b as a string in the decoder's arena.
+func (d *decoder) str(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	d.off += n
-	return s
+	if len(b) > arenaMax {
+		return string(b)
+	}
+	if d.arena.Cap()-d.arena.Len() < len(b) {
+		// A new chunk; the strings of the old one stay valid (a Builder never changes
+		// bytes it has written).
+		d.arena = strings.Builder{}
+		d.arena.Grow(min(arenaChunk, max(len(b), d.left())))
+	}
+	start := d.arena.Len()
+	d.arena.Write(b)
+	return d.arena.String()[start:]
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) offsets(field string) []int64 {
@@ -528,10 +608,16 @@ func (d *decoder) stream(field string) *StreamHandle {
 	if d.err != nil {
 		return nil
 	}
-	h := &StreamHandle{Tag: tag}
 	switch tag {
 	case TagNull:
 		return nil
+	case TagByteStream, TagFile, TagRelativeFile, TagKeyGroups, TagSegmentFile, TagEmptySegmentFile:
+	default:
+		d.failAt(at, "tag", fmt.Errorf("%w: %d in a stream-handle context", ErrUnknownTag, tag))
+		return nil
+	}
+	h := d.newStream(tag)
+	switch tag {
 	case TagByteStream:
 		h.Name = d.utf("handleName")
 		h.Data = d.bytesN("data")
@@ -553,10 +639,6 @@ func (d *decoder) stream(field string) *StreamHandle {
 		}
 		h.Path = d.utf("physicalFilePath")
 		h.LogicalFileID = d.utf("logicalFileId")
-	case TagEmptySegmentFile:
-	default:
-		d.failAt(at, "tag", fmt.Errorf("%w: %d in a stream-handle context", ErrUnknownTag, tag))
-		return nil
 	}
 	return h
 }
@@ -700,7 +782,7 @@ func (d *decoder) pathHandles(name string) []PathHandle {
 	for i := 0; i < n && d.err == nil; i++ {
 		d.push(name, i)
 		var p PathHandle
-		p.LocalPath = d.utf("localPath")
+		p.LocalPath = d.internedUTF("localPath")
 		p.Handle = d.stream("handle")
 		v = append(v, p)
 		d.pop()
@@ -818,14 +900,7 @@ func (d *decoder) changelogStream(tag byte) *ChangelogStreamHandle {
 // overlong forms). Surrogate pairs are joined; an unpaired surrogate is kept as its 3-byte
 // generalized UTF-8 form so that encodeModifiedUTF8 gives the same bytes back.
 func decodeModifiedUTF8(b []byte) (string, bool) {
-	ascii := true
-	for _, c := range b {
-		if c >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(b) {
 		return string(b), true
 	}
 	units := make([]uint16, 0, len(b))

@@ -226,3 +226,54 @@ func TestModelRealFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestHandleStateSizes checks the StateSize methods of the file's keyed handles against the
+// model's handles (KeyedModel(h).StateSize()) on every keyed handle of the real files,
+// including the ones nested in changelog handles.
+func TestHandleStateSizes(t *testing.T) {
+	files := realFiles(t)
+	seen := map[byte]int{}
+	var check func(name string, h KeyedHandle)
+	check = func(name string, h KeyedHandle) {
+		var got int64
+		switch h := h.(type) {
+		case *IncrementalHandle:
+			got = h.StateSize()
+		case *KeyGroupsHandle:
+			got = h.StateSize()
+		case *ChangelogBackendHandle:
+			for _, c := range h.Materialized {
+				if c != nil {
+					check(name, c)
+				}
+			}
+			return
+		default:
+			return
+		}
+		seen[h.HandleTag()]++
+		if want := KeyedModel(h).StateSize(); got != want {
+			t.Errorf("%s: %s StateSize %d, the model's %d", name, h.ClassName(), got, want)
+		}
+	}
+	for _, name := range sortedNames(files) {
+		f, err := Read(files[name])
+		if err != nil {
+			continue
+		}
+		for _, op := range f.Operators {
+			for _, st := range op.Subtasks {
+				for _, h := range []KeyedHandle{st.ManagedKeyedState, st.RawKeyedState} {
+					if h != nil {
+						check(name, h)
+					}
+				}
+			}
+		}
+	}
+	for _, tag := range []byte{TagKeyGroups, TagKeyGroupsV2, TagKeyGroupsSavepoint, TagIncremental} {
+		if seen[tag] == 0 {
+			t.Errorf("no handle with tag %d in the real files: the check proves nothing for it", tag)
+		}
+	}
+}

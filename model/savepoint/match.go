@@ -15,12 +15,32 @@ import (
 // and offset index, and the bytes.
 
 // oldIndex locates an operator's old handles so that what a new subtask receives can be named
-// by old subtask and offset index.
+// by old subtask and offset index. It is built once per operator and asked once per new
+// subtask, so it keeps the old keyed handles in order (seq) with an index from each handle's
+// identity (matchKey) to its positions in seq: finding a received handle costs the handles
+// sharing its identity, not all old subtasks (which made a plan quadratic in the parallelism).
 type oldIndex struct {
-	os *model.OperatorState
+	os    *model.OperatorState
+	seq   [2][]oldKeyed     // managed, raw
+	byKey [2]map[any][]int  // matchKey → ascending positions in seq
+	ops   [2][]*oldOpHandle // the old operator-state handles, for bytesRead (read only)
 }
 
-func indexOldState(os *model.OperatorState) *oldIndex { return &oldIndex{os: os} }
+func indexOldState(os *model.OperatorState) *oldIndex {
+	x := &oldIndex{os: os}
+	for _, raw := range []bool{false, true} {
+		r := b2i(raw)
+		x.seq[r] = x.keyedSeq(raw)
+		x.byKey[r] = map[any][]int{}
+		for i, o := range x.seq[r] {
+			if k, ok := matchKey(o.h); ok {
+				x.byKey[r][k] = append(x.byKey[r][k], i)
+			}
+		}
+		x.ops[r] = x.operatorHandles(raw)
+	}
+	return x
+}
 
 type oldKeyed struct {
 	subtask int
@@ -44,6 +64,62 @@ func (x *oldIndex) keyedSeq(raw bool) []oldKeyed {
 		}
 	}
 	return seq
+}
+
+// Identities of keyed handles (matchKey): what sameKeyedHandle compares besides the ranges.
+type (
+	keyGroupsKey struct {
+		delegate  model.StreamHandle
+		id        string
+		savepoint bool
+	}
+	changelogBackendKey struct {
+		id                          string
+		checkpoint, materialization int64
+	}
+	changelogKey struct {
+		id, storage string
+		size        int64
+	}
+)
+
+// matchKey gives a handle's identity: equal for old and got whenever sameKeyedHandle(old, got)
+// holds (the fields it compares for the types it cuts, else the handle itself, which it
+// compares by ==). ok is false for a handle that cannot be a map key (not a pointer type of
+// the model's; sameKeyedHandle is then tried on every old handle).
+func matchKey(h model.KeyedStateHandle) (key any, ok bool) {
+	switch h := h.(type) {
+	case *model.KeyGroupsStateHandle:
+		return keyGroupsKey{h.Delegate, h.StateHandleID, h.Savepoint}, true
+	case *metadata.ChangelogStateBackendHandle:
+		return changelogBackendKey{h.StateHandleID, h.CheckpointID, h.MaterializationID}, true
+	case *metadata.ChangelogStateHandle:
+		return changelogKey{h.StateHandleID, h.StorageID, h.Size}, true
+	case *model.IncrementalKeyedStateHandle:
+		return h, true
+	}
+	return nil, false
+}
+
+// find gives the first position c' >= c of seq whose handle got is (or is a cut of), or
+// len(seq): what scanning seq from c with sameKeyedHandle gives.
+func (x *oldIndex) find(raw bool, c int, got model.KeyedStateHandle) int {
+	r := b2i(raw)
+	seq := x.seq[r]
+	k, ok := matchKey(got)
+	if !ok {
+		for c < len(seq) && !sameKeyedHandle(seq[c].h, got) {
+			c++
+		}
+		return c
+	}
+	at := x.byKey[r][k]
+	for i := sort.SearchInts(at, c); i < len(at); i++ {
+		if sameKeyedHandle(seq[at[i]].h, got) {
+			return at[i]
+		}
+	}
+	return len(seq)
 }
 
 // sameKeyedHandle reports whether got is old or a cut of it (same underlying stream and
@@ -74,16 +150,13 @@ func sameKeyedHandle(old, got model.KeyedStateHandle) bool {
 // keeps Flink's order: old subtasks ascending, handles in order).
 func (x *oldIndex) keyed(got []model.KeyedStateHandle, raw bool) ([]KeyedPart, error) {
 	out := []KeyedPart{}
-	seq := x.keyedSeq(raw)
+	seq := x.seq[b2i(raw)]
 	c := 0
 	for _, g := range got {
 		if g == nil {
 			continue
 		}
-		for c < len(seq) && !sameKeyedHandle(seq[c].h, g) {
-			c++
-		}
-		if c == len(seq) {
+		if c = x.find(raw, c, g); c == len(seq) {
 			return nil, fmt.Errorf("model: internal error: received keyed handle %T %v matches no old handle", g, g.KeyGroupRange())
 		}
 		r := g.KeyGroupRange()
@@ -290,7 +363,7 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 		if raw {
 			got = st.RawKeyedState
 		}
-		seq := x.keyedSeq(raw)
+		seq := x.seq[b2i(raw)]
 		for _, g := range got {
 			if g == nil {
 				continue
@@ -300,19 +373,16 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 				n += g.StateSize()
 				continue
 			}
-			for _, o := range seq {
-				if ok := sameKeyedHandle(o.h, g); ok {
-					old := o.h.(*model.KeyGroupsStateHandle)
-					n += headerBytes(sortedPositive(old.Offsets.Offsets), old.Delegate.Size) + keyedReceivedBytes(old, kg)
-					break
-				}
+			if c := x.find(raw, 0, g); c < len(seq) {
+				old := seq[c].h.(*model.KeyGroupsStateHandle)
+				n += headerBytes(sortedPositive(old.Offsets.Offsets), old.Delegate.Size) + keyedReceivedBytes(old, kg)
 			}
 		}
 		ogot := st.ManagedOperatorState
 		if raw {
 			ogot = st.RawOperatorState
 		}
-		olds := x.operatorHandles(raw)
+		olds := x.ops[b2i(raw)]
 		for _, g := range ogot {
 			for _, o := range olds {
 				if o.h.Delegate != g.Delegate {

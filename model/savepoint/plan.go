@@ -451,6 +451,7 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			old = os
 		}
 		ix := indexOldState(old)
+		po.Subtasks = make([]SubtaskPlan, 0, va.Parallelism)
 		for s := 0; s < va.Parallelism; s++ {
 			var r model.KeyGroupRange
 			if va.Ranges != nil {

@@ -194,6 +194,16 @@ func KeyGroups(h metadata.KeyedHandle) (start, count int32) {
 
 // KeyedBytes gives a keyed handle's state size (0 for nil).
 func KeyedBytes(h metadata.KeyedHandle) int64 {
+	switch h := h.(type) {
+	case *metadata.IncrementalHandle:
+		if h != nil {
+			return h.StateSize()
+		}
+	case *metadata.KeyGroupsHandle:
+		if h != nil {
+			return h.StateSize()
+		}
+	}
 	if m := metadata.KeyedModel(h); m != nil {
 		return m.StateSize()
 	}
