@@ -48,6 +48,7 @@
 //	JobStatus, CheckpointRetentionPolicy api.common.JobStatus, checkpoint.CheckpointRetentionPolicy
 //	CheckpointProperties.ShouldBeDiscardedOnShutdown CompletedCheckpoint.shouldBeDiscardedOnShutdown
 //	ResolveCheckpointPointer            AbstractFsCheckpointStorageAccess.resolveCheckpointPointer
+//	CheckpointDirID                     AbstractFsCheckpointStorageAccess.createCheckpointDirectory (the "chk-n" name, read back)
 //	FailoverTopology.RegionsToRestart   RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
 //	LogicalPipelinedRegions             LogicalPipelinedRegionComputeUtil.computePipelinedRegions (DefaultLogicalTopology)
 //	PrioritizeOperatorSubtaskState      PrioritizedOperatorSubtaskState.Builder.build (one local alternative;

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"io/fs"
+	"strconv"
 	"strings"
 )
 
@@ -20,6 +21,27 @@ const (
 	// CheckpointTaskOwnedStateDir is CHECKPOINT_TASK_OWNED_STATE_DIR.
 	CheckpointTaskOwnedStateDir = "taskowned"
 )
+
+// CheckpointDirID is the checkpoint ID n of a directory named "chk-n", the name
+// AbstractFsCheckpointStorageAccess.createCheckpointDirectory gives checkpoint n
+// (CHECKPOINT_DIR_PREFIX + the ID as Long.toString writes it). ok is false for every other name:
+// "chk-0" (IDs start at 1), a sign, leading zeros, an ID beyond int64.
+func CheckpointDirID(name string) (id int64, ok bool) {
+	digits, found := strings.CutPrefix(name, CheckpointDirPrefix)
+	if !found || digits == "" || digits[0] < '1' || digits[0] > '9' {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
 
 // FileInfo is what CheckpointFS.Stat reports (Flink's FileStatus).
 type FileInfo struct {

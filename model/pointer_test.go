@@ -177,3 +177,21 @@ func ExampleResolveCheckpointPointer() {
 	// file:/ckpt/job/chk-7 23686 <nil>
 	//  0 Cannot find checkpoint or savepoint file/directory 'file:///ckpt/job/chk-8' on file system 'file'.
 }
+
+// TestCheckpointDirID reads back exactly the names "chk-" + Long.toString(id) gives for IDs ≥ 1.
+func TestCheckpointDirID(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		id   int64
+		ok   bool
+	}{
+		{"chk-1", 1, true}, {"chk-12", 12, true}, {"chk-9223372036854775807", 9223372036854775807, true},
+		{"chk-0", 0, false}, {"chk-007", 0, false}, {"chk--1", 0, false}, {"chk-+1", 0, false}, {"chk-", 0, false},
+		{"chk-1a", 0, false}, {"chk-9223372036854775808", 0, false}, {"CHK-1", 0, false}, {"shared", 0, false},
+		{"chk-1 ", 0, false}, {"savepoint-7", 0, false},
+	} {
+		if id, ok := CheckpointDirID(tc.name); id != tc.id || ok != tc.ok {
+			t.Errorf("CheckpointDirID(%q) = %d, %v; want %d, %v", tc.name, id, ok, tc.id, tc.ok)
+		}
+	}
+}

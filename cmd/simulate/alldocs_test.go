@@ -369,6 +369,12 @@ func setUpDocFixtures(t *testing.T, tmp, real string) {
 		"keys.txt":           []byte(keys.String()),
 		"weights.csv":        []byte("key,weight\nalice,120\nbob,80\ncarol,75\ndave,60\nerin,10\n"),
 		"bad.txt":            []byte("seed 1\nprocess n=3\n"),
+		// A checkpoint root for --latest (docs/inspect.md): chk-12 is in progress.
+		"checkpoints/chk-2/_metadata":      read("stateful-scala-udf-migration-itcase-flink1.15-rocksdb-savepoint.metadata"),
+		"checkpoints/chk-9/_metadata":      read("target.test-classes.new-stateful-udf-migration-itcase-flink1.4-savepoint.metadata"),
+		"checkpoints/chk-11/_metadata":     read("target.test-classes.new-stateful-udf-migration-itcase-flink1.6-rocksdb-savepoint.metadata"),
+		"checkpoints/chk-12/4f1a-op-state": []byte("state of a checkpoint in progress"),
+		"checkpoints/shared/0d1f-sst":      []byte("shared state"),
 	}
 	for name, b := range files {
 		p := filepath.Join(work, name)

@@ -62,3 +62,10 @@ func inputName(path string) string {
 
 // maxErrorLine bounds the message of a one-line error (runes): longer ones are cut.
 const maxErrorLine = excerpt.MaxLine
+
+// pathHelp and latestUsage tell how the savepoint commands read PATH (docs/inspect.md).
+const pathHelp = `PATH may be an s3://, gs:// or azblob:// URL as well as a local path (credentials
+from the environment: docs/inspect.md). With --latest, PATH is a checkpoint root (the directory
+or URL prefix holding chk-N directories) and its newest chk-N that has a _metadata is read.`
+
+const latestUsage = "PATH is a checkpoint root: read its newest chk-N that has a _metadata file"

@@ -14,7 +14,7 @@ func init() {
 }
 
 func runInspect(e *env, args []string) int {
-	fset := cliflags.New("inspect", "inspect PATH [--format text|json] [--uid NAME]... [--uids FILE]",
+	fset := cliflags.New("inspect", "inspect PATH [--latest] [--format text|json] [--uid NAME]... [--uids FILE]",
 		`Decodes a Flink checkpoint/savepoint metadata file (format versions 2 to 7: Flink 1.3 to 2.x)
 and prints it. PATH is the _metadata file or a checkpoint directory holding one (any existing file
 is taken as the metadata file). The text form is a tree with state sizes per operator, subtask,
@@ -22,11 +22,14 @@ handle and key group; the JSON form lists every operator and subtask with its op
 names, modes and offsets and its keyed-state handles. A damaged file is reported on one line
 naming the byte offset and the field; format version 1 (Flink 1.2) is refused.
 
+`+pathHelp+`
+
 Operators print with the name and uid the file stores (format version 5+). --uid NAME
 (repeatable) and --uids FILE (the uid,operator_id lines of 'simulate uid', or one uid per line)
 name the operators whose ID is the hash of a uid (JSON: "uid"); uids that match no operator are
 ignored.`)
 	format := fset.String("format", "text", "output format: text or json")
+	latest := fset.Bool("latest", false, latestUsage)
 	var uf uidFlags
 	uf.register(fset)
 	pos, done, code := e.parseFlags(fset, args)
@@ -46,7 +49,7 @@ ignored.`)
 	if err != nil {
 		return e.failf("inspect", "%v", err)
 	}
-	sp, err := openSavepoint(e, pos[0])
+	sp, err := openSavepoint(e, pos[0], *latest)
 	if err != nil {
 		return e.failf("inspect", "%v", err)
 	}

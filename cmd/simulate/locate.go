@@ -15,16 +15,19 @@ func init() {
 }
 
 func runLocate(e *env, args []string) int {
-	fs := cliflags.New("locate", "locate KEY PATH --key-type int|long|string [--operator ID|uid:NAME] [--parallelism P] [--format text|json]",
+	fs := cliflags.New("locate", "locate KEY PATH [--latest] --key-type int|long|string [--operator ID|uid:NAME] [--parallelism P] [--format text|json]",
 		`Prints, for every operator with keyed state (or only --operator), the key's Java hashCode and
 key group, the old subtask and the keyed-state handles holding that key group, the key group's
 byte range in each handle (from the handle's offsets; incremental and changelog handles have
-none and are read whole) and, with --parallelism, the new subtask that owns it at P.`)
+none and are read whole) and, with --parallelism, the new subtask that owns it at P.
+
+`+pathHelp)
 	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
 	operator := fs.String("operator", "", "only the operator `ID` (32 hex digits or uid:NAME)")
 	var p cliflags.Int
 	fs.Var(&p, "parallelism", "the new parallelism `P` (1..the operator's max parallelism)")
 	format := fs.String("format", "text", "output format: text or json")
+	latest := fs.Bool("latest", false, latestUsage)
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
 		return code
@@ -54,7 +57,7 @@ none and are read whole) and, with --parallelism, the new subtask that owns it a
 	if p.Given && p.V < 1 {
 		return e.failf("locate", "--parallelism %d is out of bounds (want 1..the operator's max parallelism)", p.V)
 	}
-	sp, err := openSavepoint(e, pos[1])
+	sp, err := openSavepoint(e, pos[1], *latest)
 	if err != nil {
 		return e.failf("locate", "%v", err)
 	}
@@ -94,7 +97,7 @@ Text lists only what changed (the 5 key groups that changed most); JSON lists ev
 	}
 	var sps [2]*savepoint.Savepoint
 	for i, p := range pos {
-		sp, err := openSavepoint(e, p)
+		sp, err := openSavepoint(e, p, false)
 		if err != nil {
 			return e.failf("diff", "%v", err)
 		}

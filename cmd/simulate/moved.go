@@ -61,7 +61,7 @@ func runMoved(e *env, args []string) int {
 		if err != nil {
 			return e.failf("moved", "%v", err)
 		}
-		sp, err := openSavepoint(e, *fromSP)
+		sp, err := openSavepoint(e, *fromSP, false)
 		if err != nil {
 			return e.failf("moved", "%v", err)
 		}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
@@ -14,6 +12,7 @@ import (
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
+	"github.com/restoresim/restoresim/objstore"
 	"github.com/restoresim/restoresim/plots"
 )
 
@@ -28,6 +27,7 @@ checkpointed operator and new subtask, the key groups it owns, the keyed-state h
 into that old handle's offsets], SPEC §L.1).
 
 PATH is a _metadata file or a checkpoint directory holding one (SPEC §I).
+` + pathHelp + `
 
 Without --job, every operator of the checkpoint becomes its own task (a one-operator chain, ID =
 the state's operator ID) with parallelism P whose max parallelism is NOT configured, i.e.
@@ -86,9 +86,10 @@ operators are listed below the panels and a refused plan is titled "REFUSED: <ch
 ` + planJobHelp
 
 func runPlan(e *env, args []string) int {
-	fset := cliflags.New("plan", "plan PATH --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--channel-partitioner P] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg [--embed-fonts]]", planHelp)
+	fset := cliflags.New("plan", "plan PATH [--latest] --parallelism P|--keep-parallelism [--vertex ID=P]... [--job FILE] [--flink V] [--allow-non-restored-state] [--channel-partitioner P] [--uid NAME]... [--uids FILE] [--format text|json] [--out FILE.png|.svg [--embed-fonts]]", planHelp)
 	var par cliflags.Int
 	fset.Var(&par, "parallelism", "the new parallelism `P` (1..32768); with --job the default for vertices that give none")
+	latest := fset.Bool("latest", false, latestUsage)
 	keep := fset.Bool("keep-parallelism", false, "keep every task at its old parallelism (with --job: the vertices that give none)")
 	var vertexFlags stringList
 	fset.Var(&vertexFlags, "vertex", "set the parallelism of the task holding operator `ID=P` (ID: 32 hex digits or uid:NAME; repeatable)")
@@ -121,7 +122,7 @@ func runPlan(e *env, args []string) int {
 	if par.Given && *keep && *jobPath == "" {
 		return e.failf("plan", "--parallelism and --keep-parallelism: without --job every task keeps its parallelism, so --parallelism would apply to none (give one of them)")
 	}
-	vertexPar, vertexGiven, vertexUIDs, err := parseVertexFlags(vertexFlags)
+	vs, err := savepoint.ParseVertexSettings("--vertex", vertexFlags)
 	if err != nil {
 		return e.failf("plan", "%v", err)
 	}
@@ -143,7 +144,7 @@ func runPlan(e *env, args []string) int {
 	if err != nil {
 		return e.failf("plan", "%v", err)
 	}
-	_ = uids.Add(vertexUIDs...) // not empty: ParseVertexSetting checked them
+	_ = uids.Add(vs.UIDs...) // not empty: ParseVertexSetting checked them
 	var job []savepoint.Vertex
 	if *jobPath != "" {
 		b, err := readInput(e, *jobPath, maxJobFileBytes)
@@ -161,7 +162,7 @@ func runPlan(e *env, args []string) int {
 			return e.failf("plan", "--job %s: %v", *jobPath, err)
 		}
 	}
-	sp, err := openSavepoint(e, pos[0])
+	sp, err := openSavepoint(e, pos[0], *latest)
 	if err != nil && !(sp != nil && errors.Is(err, metadata.ErrUnsupportedVersion)) {
 		// A format version no Flink this tool models reads (format version 1 is Flink 1.2's,
 		// which Flink 1.4 and later refuse) is a refusal, not bad input: it is planned.
@@ -171,10 +172,10 @@ func runPlan(e *env, args []string) int {
 		uids.Label(sp.File)
 	}
 	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: version, Parallelism: par.V, Job: job, AllowNonRestoredState: *allow,
-		KeepParallelism: *keep, VertexParallelism: vertexPar, ChannelPartitioner: partitioner})
+		KeepParallelism: *keep, VertexParallelism: vs.Parallelism, ChannelPartitioner: partitioner})
 	var unknown *savepoint.UnknownOperatorError
 	if errors.As(err, &unknown) {
-		return e.failf("plan", "--vertex %s: %v", excerpt.Quote(vertexGiven[unknown.OperatorID], 80), err)
+		return e.failf("plan", "--vertex %s: %v", excerpt.Quote(vs.Given[unknown.OperatorID], 80), err)
 	}
 	if err != nil {
 		return e.failf("plan", "%s: %v", sp.Path, err)
@@ -202,38 +203,17 @@ func runPlan(e *env, args []string) int {
 	return exitOK
 }
 
-// openSavepoint opens a _metadata file or checkpoint directory of the local file system,
-// named in errors as given, or metadata read from stdin for "-".
-func openSavepoint(e *env, p string) (*savepoint.Savepoint, error) {
-	if p == stdinName {
+// openSavepoint opens the checkpoint at p (objstore.Open: a _metadata file or checkpoint
+// directory, a local path or an s3://, gs://, azblob:// URL); with latest the newest chk-N of the
+// checkpoint root p (objstore.OpenLatest); or the metadata on stdin for "-".
+func openSavepoint(e *env, p string, latest bool) (*savepoint.Savepoint, error) {
+	switch {
+	case p == stdinName && latest:
+		return nil, errors.New("--latest lists a checkpoint root: it cannot read stdin")
+	case p == stdinName:
 		return savepoint.Read(e.stdin, inputName(p))
+	case latest:
+		return objstore.OpenLatest(context.Background(), p)
 	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return nil, err
-	}
-	return savepoint.Open(os.DirFS("/"), filepath.ToSlash(abs), p)
-}
-
-// parseVertexFlags reads the --vertex ID=P flags (savepoint.ParseVertexSetting): the
-// parallelism per operator ID, each ID as given (for errors), and the uids named by uid:NAME.
-func parseVertexFlags(l []string) (map[model.OperatorID]int, map[model.OperatorID]string, []string, error) {
-	if len(l) == 0 {
-		return nil, nil, nil, nil
-	}
-	par, given, uids := map[model.OperatorID]int{}, map[model.OperatorID]string{}, []string(nil)
-	for _, g := range l {
-		v, err := savepoint.ParseVertexSetting(g)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--vertex %s: %v", excerpt.Quote(g, 80), err)
-		}
-		if prev, dup := given[v.OperatorID]; dup {
-			return nil, nil, nil, fmt.Errorf("--vertex %s: operator %v is also set by --vertex %s", excerpt.Quote(g, 80), v.OperatorID, excerpt.Quote(prev, 80))
-		}
-		par[v.OperatorID], given[v.OperatorID] = v.Parallelism, g
-		if v.UID != "" {
-			uids = append(uids, v.UID)
-		}
-	}
-	return par, given, uids, nil
+	return objstore.Open(context.Background(), p)
 }

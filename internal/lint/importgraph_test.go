@@ -109,6 +109,11 @@ func (g *graph) chain(from, to string) []string {
 //     commands are the top of the graph (library first).
 //  4. sim/oracle (the simulator's judge) does not depend on model, directly, transitively or from
 //     its tests: an oracle sharing the model's code would share its bugs.
+//  5. Only objstore imports gocloud.dev and the cloud SDKs (cloudSDKs), in code or tests: reading
+//     object stores is one package's business, and the model (rule 1 keeps objstore out of it)
+//     and everything else stay free of the SDKs' weight and I/O.
+//  6. The in-process S3 server (github.com/johannesboyne/gofakes3) is imported only by
+//     internal/fakes3, and internal/fakes3 only from tests: the fake never reaches a binary.
 func (g *graph) violations() []string {
 	var out []string
 	paths := make([]string, 0, len(g.pkgs))
@@ -129,6 +134,24 @@ func (g *graph) violations() []string {
 							g.rel(p), kinds[k], g.rel(imp)))
 					}
 				}
+			}
+		}
+
+		for k, imps := range all {
+			for _, imp := range imps {
+				if cloudSDK(imp) && !g.under(p, "objstore") {
+					out = append(out, fmt.Sprintf("%s %s %s: only objstore may import gocloud.dev and the cloud SDKs",
+						g.rel(p), kinds[k], imp))
+				}
+				if under(imp, fakeS3Module) && !g.under(p, "internal/fakes3") {
+					out = append(out, fmt.Sprintf("%s %s %s: only internal/fakes3 may import the fake S3 server",
+						g.rel(p), kinds[k], imp))
+				}
+			}
+		}
+		for _, imp := range q.Imports {
+			if g.inModule(imp) && g.under(imp, "internal/fakes3") {
+				out = append(out, fmt.Sprintf("%s imports %s: only tests may import internal/fakes3", g.rel(p), g.rel(imp)))
 			}
 		}
 
@@ -183,6 +206,20 @@ func (g *graph) violations() []string {
 	}
 	return out
 }
+
+// cloudSDKs are the module paths of gocloud.dev and the SDKs its blob drivers pull in.
+var cloudSDKs = []string{"gocloud.dev", "github.com/aws", "cloud.google.com", "github.com/Azure", "google.golang.org/api"}
+
+// fakeS3Module is the module of the in-process S3 server.
+const fakeS3Module = "github.com/johannesboyne/gofakes3"
+
+// cloudSDK reports whether the import path is one of cloudSDKs or below one.
+func cloudSDK(path string) bool {
+	return slices.ContainsFunc(cloudSDKs, func(m string) bool { return under(path, m) })
+}
+
+// under reports whether the import path is root or below it.
+func under(path, root string) bool { return path == root || strings.HasPrefix(path, root+"/") }
 
 // loadGraph reads the import lists of every package of the module with go/build, for a build
 // with the given tags. It reads the files itself (rather than running `go list`), so the test
@@ -281,12 +318,23 @@ func TestImportGraphRules(t *testing.T) {
 	add("plots", []string{"model", "bridge"}, nil)
 	add("bridge", []string{"sim/sweep"}, nil)
 	add("scenarios", []string{"sim"}, []string{"cmd/simulate"})
-	add("cmd/simulate", []string{"sim", "plots"}, nil)
+	add("cmd/simulate", []string{"sim", "plots", "objstore"}, []string{"internal/fakes3"})
 	add("cmd/other", []string{"cmd/simulate"}, nil)
+	add("objstore", []string{"model", "gocloud.dev/blob", "github.com/aws/aws-sdk-go-v2/aws"}, []string{"internal/fakes3"})
+	add("objstore/deep", []string{"gocloud.dev/blob/s3blob"}, nil)
+	add("objstorex", []string{"gocloud.dev/blob"}, nil)
+	add("model/savepoint", []string{"model", "cloud.google.com/go/storage"}, []string{"github.com/johannesboyne/gofakes3"})
+	add("internal/fakes3", []string{"github.com/johannesboyne/gofakes3/backend/s3mem", "gocloud.dev.example/x"}, nil)
+	add("internal/fakes3/user", []string{"internal/fakes3", "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"}, nil)
 
 	want := []string{
+		"internal/fakes3/user imports github.com/Azure/azure-sdk-for-go/sdk/storage/azblob: only objstore may import gocloud.dev and the cloud SDKs",
+		"internal/fakes3/user imports internal/fakes3: only tests may import internal/fakes3",
 		"model/metadata imports internal/nonleaf: model may import only its own subpackages and leaf internal/ packages of the module",
 		"model/metadata imports in its tests plots: model may import only its own subpackages and leaf internal/ packages of the module",
+		"model/savepoint imports cloud.google.com/go/storage: only objstore may import gocloud.dev and the cloud SDKs",
+		"model/savepoint imports in its tests github.com/johannesboyne/gofakes3: only internal/fakes3 may import the fake S3 server",
+		"objstorex imports gocloud.dev/blob: only objstore may import gocloud.dev and the cloud SDKs",
 		"plots depends on sim (plots -> bridge -> sim/sweep -> sim): plots must not depend on sim",
 		"plots depends on sim/sweep (plots -> bridge -> sim/sweep): plots must not depend on sim",
 		"scenarios imports in its tests cmd/simulate: no library package may depend on cmd/",

@@ -3,7 +3,9 @@
 //
 // Open resolves a _metadata file or a checkpoint directory on an io/fs.FS as Flink resolves a
 // savepoint path (model.ResolveCheckpointPointer) and decodes the metadata (package
-// model/metadata). Summarize gives the inspection summary: state bytes per operator, subtask
+// model/metadata); Storage.Open does the same on a file system of any scheme and authority (an
+// object store's bucket, which package objstore opens), and Storage.OpenLatest opens the newest
+// chk-N of a checkpoint root that has a _metadata file. Summarize gives the inspection summary: state bytes per operator, subtask
 // and key group, and which Flink releases write the file's format. PlanRestore runs the
 // model's restore path (LoadAndValidateCheckpoint, then AssignStates) and gives a RestorePlan:
 // every operator judged, the first refusal in Flink's order (a typed *model.RefusalError with

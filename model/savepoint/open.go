@@ -42,10 +42,31 @@ type Savepoint struct {
 // a refusal) and an error matching metadata.ErrUnsupportedVersion; any other damage gives an
 // error that names the byte offset and the field.
 func Open(fsys fs.FS, pointer, label string) (*Savepoint, error) {
+	return Storage{FS: fsys, Scheme: "file"}.Open(pointer, label)
+}
+
+// Storage is a file system that holds checkpoints, as Flink's FileSystem of one URI scheme and
+// authority: FS serves its paths from its root, the path "/a/b" being the name "a/b" in FS.
+// Storage{FS: os.DirFS("/"), Scheme: "file"} is the local file system (Flink's LocalFileSystem:
+// pointers "/a/b" and "file:/a/b"); Storage{FS: bucket, Scheme: "s3", Authority: "b"} is the
+// bucket b of an object store, its pointers "s3://b/a/b" (Flink's S3 file systems).
+type Storage struct {
+	FS fs.FS
+	// Scheme is the URI scheme the storage serves ("file", "s3", "gs", …).
+	Scheme string
+	// Authority is the URI authority (an object store's bucket or container); empty for "file".
+	Authority string
+}
+
+// Open is the package's Open on the storage: pointer is a path of its scheme and authority
+// ("s3://b/ckpt/chk-7"; for "file" an absolute path or a "file:" URI). Savepoint.Pointer and
+// Flink's messages name the checkpoint directory with the storage's scheme and authority.
+func (st Storage) Open(pointer, label string) (*Savepoint, error) {
 	if label == "" {
 		label = pointer
 	}
-	loc, err := model.ResolveCheckpointPointer(CheckpointFS(fsys), pointer)
+	fsys := st.FS
+	loc, err := model.ResolveCheckpointPointer(st.checkpointFS(), pointer)
 	if err != nil {
 		var nf *model.CheckpointNotFoundError
 		switch {
@@ -59,9 +80,9 @@ func Open(fsys fs.FS, pointer, label string) (*Savepoint, error) {
 	name := label
 	if loc.Metadata.Path != qualified(pointer) {
 		// The pointer named a directory: Flink reads its _metadata file.
-		name = path.Join(label, model.MetadataFileName)
+		name = joinLabel(label, model.MetadataFileName)
 	}
-	fname, ok := fsName(loc.Metadata.Path)
+	fname, ok := st.fsName(loc.Metadata.Path)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", name, model.ErrUnsupportedFileSystemScheme)
 	}
@@ -155,10 +176,25 @@ func qualified(pointer string) string {
 	return p.Qualified().String()
 }
 
-// fsName maps a qualified file-scheme path ("file:/a/b") to its name in the file system ("a/b").
-func fsName(p string) (string, bool) {
-	rest, ok := strings.CutPrefix(p, "file:")
-	if !ok {
+// joinLabel names the file or directory name inside the directory a label names: a URL label
+// ("s3://b/ckpt") gets "/name" (path.Join would fold its "//"), any other is joined with
+// path.Join.
+func joinLabel(label, name string) string {
+	if strings.Contains(label, "://") {
+		return strings.TrimSuffix(label, "/") + "/" + name
+	}
+	return path.Join(label, name)
+}
+
+// fsName maps a qualified path of the storage ("file:/a/b", "s3://b/a/b") to its name in the
+// file system ("a/b"); ok is false for another scheme or authority.
+func (st Storage) fsName(p string) (string, bool) {
+	prefix := st.Scheme + ":"
+	if st.Authority != "" {
+		prefix += "//" + st.Authority
+	}
+	rest, ok := strings.CutPrefix(p, prefix)
+	if !ok || (st.Authority != "" && rest != "" && rest[0] != '/') {
 		return "", false
 	}
 	rest = strings.TrimLeft(rest, "/")
@@ -171,16 +207,21 @@ func fsName(p string) (string, bool) {
 // CheckpointFS adapts fsys to model.CheckpointFS: it serves the file scheme, "file:/a/b" being
 // the name "a/b" in fsys (so os.DirFS("/") serves the local file system). Other schemes give
 // model.ErrUnsupportedFileSystemScheme; a missing file, an error matching fs.ErrNotExist.
-func CheckpointFS(fsys fs.FS) model.CheckpointFS { return checkpointFS{fsys} }
+func CheckpointFS(fsys fs.FS) model.CheckpointFS {
+	return Storage{FS: fsys, Scheme: "file"}.checkpointFS()
+}
 
-type checkpointFS struct{ fsys fs.FS }
+// checkpointFS adapts the storage to model.CheckpointFS, serving its scheme and authority.
+func (st Storage) checkpointFS() model.CheckpointFS { return checkpointFS{st} }
+
+type checkpointFS struct{ st Storage }
 
 func (c checkpointFS) Stat(p string) (model.FileInfo, error) {
-	name, ok := fsName(p)
+	name, ok := c.st.fsName(p)
 	if !ok {
 		return model.FileInfo{}, model.ErrUnsupportedFileSystemScheme
 	}
-	fi, err := fs.Stat(c.fsys, name)
+	fi, err := fs.Stat(c.st.FS, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return model.FileInfo{}, fs.ErrNotExist

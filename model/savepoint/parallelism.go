@@ -56,6 +56,41 @@ type VertexSetting struct {
 	Parallelism int
 }
 
+// VertexSettings are several ID=P settings (ParseVertexSettings): Parallelism is an
+// Options.VertexParallelism.
+type VertexSettings struct {
+	// Parallelism is the parallelism per operator ID; nil when there are no settings.
+	Parallelism map[model.OperatorID]int
+	// Given is each operator's setting as given, for messages.
+	Given map[model.OperatorID]string
+	// UIDs are the uids named by uid:NAME, in the order given.
+	UIDs []string
+}
+
+// ParseVertexSettings parses each setting with ParseVertexSetting; an operator set twice is an
+// error. Errors quote the setting after name, the flag that gave it ("--vertex \"a=b\": …").
+func ParseVertexSettings(name string, settings []string) (VertexSettings, error) {
+	var vs VertexSettings
+	if len(settings) == 0 {
+		return vs, nil
+	}
+	vs.Parallelism, vs.Given = map[model.OperatorID]int{}, map[model.OperatorID]string{}
+	for _, g := range settings {
+		v, err := ParseVertexSetting(g)
+		if err != nil {
+			return VertexSettings{}, fmt.Errorf("%s %s: %v", name, excerpt.Quote(g, 80), err)
+		}
+		if prev, dup := vs.Given[v.OperatorID]; dup {
+			return VertexSettings{}, fmt.Errorf("%s %s: operator %v is also set by %s %s", name, excerpt.Quote(g, 80), v.OperatorID, name, excerpt.Quote(prev, 80))
+		}
+		vs.Parallelism[v.OperatorID], vs.Given[v.OperatorID] = v.Parallelism, g
+		if v.UID != "" {
+			vs.UIDs = append(vs.UIDs, v.UID)
+		}
+	}
+	return vs, nil
+}
+
 // ParseVertexSetting parses "ID=P": ID is an operator ID (32 hex digits) or uid:NAME (the ID
 // Flink derives from the uid NAME, model.OperatorIDFromUID), P a parallelism in 1..32768. The
 // last "=" splits, so a uid may contain "=". Errors say what is wrong without repeating s.

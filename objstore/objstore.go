@@ -1,0 +1,169 @@
+// Package objstore opens a Flink checkpoint or savepoint where it lives: on the local file
+// system, or in an object store by URL — s3://bucket/key (Amazon S3 and S3-compatible stores),
+// gs://bucket/key (Google Cloud Storage), azblob://container/key (Azure Blob Storage) — through
+// gocloud.dev/blob. It is the I/O side of model/savepoint, whose Storage.Open and
+// Storage.OpenLatest resolve the pointer as Flink does over the io/fs.FS a bucket gives.
+//
+// Credentials and settings come from the standard environment, as gocloud.dev's URL openers
+// read it: for s3:// the AWS SDK's chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN, AWS_PROFILE, AWS_REGION, ~/.aws, the instance or container role); for
+// gs:// Google's Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's
+// application-default login, the metadata server); for azblob:// AZURE_STORAGE_ACCOUNT with
+// AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_CONNECTION_STRING, else Azure's
+// default credential (AZURE_CLIENT_ID, AZURE_TENANT_ID, …). The URL's query parameters go to the
+// driver: s3:// takes region, endpoint, use_path_style (or s3ForcePathStyle), disable_https,
+// anonymous, profile, …; azblob:// takes domain, protocol, localemu, storage_account. They
+// select the store and are not part of the checkpoint's name: s3://b/ckpt?region=eu-west-1
+// names the pointer s3://b/ckpt.
+//
+// Unlike the model, this package does I/O: it is a library package beside model, not in it,
+// and the only package of the module that imports gocloud.dev (internal/lint checks that).
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob" // registers azblob://
+	_ "gocloud.dev/blob/gcsblob"   // registers gs://
+	_ "gocloud.dev/blob/s3blob"    // registers s3://
+	"gocloud.dev/gcp"
+
+	"github.com/restoresim/restoresim/model/savepoint"
+)
+
+// Schemes are the URL schemes Open reads, besides local paths and "file:" URIs.
+var Schemes = []string{"s3", "gs", "azblob"}
+
+// ErrUnsupportedScheme is the error (wrapped) for a URL whose scheme Open does not read.
+var ErrUnsupportedScheme = errors.New("unsupported URL scheme")
+
+// Open opens the checkpoint or savepoint at loc, as savepoint.Open does: loc is a _metadata file
+// or a checkpoint directory holding one, given as a local path (relative to the working
+// directory or absolute), a "file:" URI, or a URL of an object store (see the package comment).
+// Savepoint.Path names the metadata file from loc as given (without the URL's query);
+// Savepoint.Pointer is Flink's name of the checkpoint directory ("s3://b/ckpt/chk-7").
+//
+// Every error is one line naming loc: a path or object that does not exist (matching
+// io/fs.ErrNotExist), a bucket that does not exist or cannot be reached with the credentials at
+// hand, a URL whose scheme is not one of Schemes (matching ErrUnsupportedScheme).
+func Open(ctx context.Context, loc string) (*savepoint.Savepoint, error) {
+	return open(ctx, loc, savepoint.Storage.Open)
+}
+
+// OpenLatest opens the newest completed checkpoint under root, a checkpoint root (the
+// directory or URL prefix holding a job's chk-N directories), as savepoint.Storage.OpenLatest
+// picks it: the highest N whose chk-N holds a _metadata file. root is given as loc is to Open;
+// none completed is a *savepoint.NoCompletedCheckpointError.
+func OpenLatest(ctx context.Context, root string) (*savepoint.Savepoint, error) {
+	return open(ctx, root, savepoint.Storage.OpenLatest)
+}
+
+func open(ctx context.Context, loc string, do func(savepoint.Storage, string, string) (*savepoint.Savepoint, error)) (*savepoint.Savepoint, error) {
+	scheme, ok := urlScheme(loc)
+	switch {
+	case !ok:
+		abs, err := filepath.Abs(loc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", loc, err)
+		}
+		return do(savepoint.Storage{FS: os.DirFS("/"), Scheme: "file"}, filepath.ToSlash(abs), loc)
+	case scheme == "file":
+		return do(savepoint.Storage{FS: os.DirFS("/"), Scheme: "file"}, loc, loc)
+	}
+	label, _, _ := strings.Cut(loc, "?")
+	u, err := url.Parse(loc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a URL: %v", label, err)
+	}
+	scheme = strings.ToLower(u.Scheme)
+	if !slices.Contains(Schemes, scheme) {
+		return nil, fmt.Errorf("%s: %w %q (want %s:// or a local path)", label, ErrUnsupportedScheme, u.Scheme, strings.Join(Schemes, "://, "))
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("%s: no bucket in the URL (want %s://BUCKET/PATH)", label, scheme)
+	}
+	b, err := openBucket(ctx, scheme, u)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the bucket: %v (%s)", label, err, credentialHint[scheme])
+	}
+	defer b.Close()
+	b.SetIOFSCallback(func() (context.Context, *blob.ReaderOptions) { return ctx, nil })
+	w := &watchFS{b: b}
+	sp, err := do(savepoint.Storage{FS: w, Scheme: scheme, Authority: u.Host}, scheme+"://"+u.Host+u.Path, label)
+	if err != nil && w.failed {
+		// The store refused a request: say whether the bucket exists and can be listed,
+		// rather than passing on the driver's error for the first object it looked at.
+		switch ok, aerr := b.IsAccessible(ctx); {
+		case aerr != nil:
+			return nil, fmt.Errorf("%s: cannot access bucket %q: %v (%s)", label, u.Host, aerr, credentialHint[scheme])
+		case !ok:
+			return nil, fmt.Errorf("%s: bucket %q does not exist", label, u.Host)
+		}
+		return nil, fmt.Errorf("%v (%s)", err, credentialHint[scheme])
+	}
+	return sp, err
+}
+
+// watchFS is a bucket's io/fs.FS that notes whether the store failed a request (an error other
+// than a missing object: a missing bucket, refused credentials, an unreachable endpoint).
+type watchFS struct {
+	b      *blob.Bucket
+	failed bool
+}
+
+func (w *watchFS) Open(name string) (fs.File, error) {
+	f, err := w.b.Open(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		w.failed = true
+	}
+	return f, err
+}
+
+// credentialHint says where each scheme's credentials come from, for errors.
+var credentialHint = map[string]string{
+	"s3":     "s3:// reads credentials and region from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, AWS_REGION, ~/.aws or the instance role; ?region=, ?endpoint= and ?use_path_style=true select the store",
+	"gs":     "gs:// reads Application Default Credentials: GOOGLE_APPLICATION_CREDENTIALS, 'gcloud auth application-default login' or the metadata server",
+	"azblob": "azblob:// reads AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_CONNECTION_STRING, else Azure's default credential (AZURE_CLIENT_ID, AZURE_TENANT_ID, …)",
+}
+
+// openBucket opens the bucket of u (its scheme, host and query) with gocloud.dev's URL openers.
+func openBucket(ctx context.Context, scheme string, u *url.URL) (*blob.Bucket, error) {
+	if scheme == "gs" && os.Getenv("STORAGE_EMULATOR_HOST") == "" && os.Getenv("STORAGE_EMULATOR_HOST_GRPC") == "" {
+		// gcsblob's opener prints a warning on stdout and goes on without credentials when
+		// it finds none; look them up first (as it does) and stop with an error instead.
+		if _, err := gcp.DefaultCredentials(ctx); err != nil {
+			return nil, err
+		}
+	}
+	bu := url.URL{Scheme: scheme, Host: u.Host, RawQuery: u.RawQuery}
+	return blob.OpenBucket(ctx, bu.String())
+}
+
+// urlScheme gives the scheme of loc when loc is a URL ("scheme://…") or a "file:" URI; ok is
+// false for a local path (which may hold a ':' — "C:\x", "a:b" — but never "://" after a
+// scheme).
+func urlScheme(loc string) (scheme string, ok bool) {
+	if strings.HasPrefix(loc, "file:") {
+		return "file", true
+	}
+	i := strings.Index(loc, "://")
+	if i <= 0 {
+		return "", false
+	}
+	for k, c := range loc[:i] {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (k == 0 || !('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "", false
+		}
+	}
+	return strings.ToLower(loc[:i]), true
+}
