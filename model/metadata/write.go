@@ -38,7 +38,7 @@ type encoder struct {
 	buf          []byte
 	version      int32
 	changelog114 bool
-	path         []string
+	path         []pathElem // formatted only when a field fails
 	err          *WriteError
 	depth        int
 }
@@ -47,19 +47,18 @@ func (e *encoder) fail(field string, format string, args ...any) {
 	if e.err == nil {
 		p := ""
 		for _, s := range e.path {
-			p += s + "."
+			p += s.name
+			if s.idx >= 0 {
+				p += "[" + strconv.Itoa(s.idx) + "]"
+			}
+			p += "."
 		}
 		e.err = &WriteError{Field: p + field, Err: fmt.Errorf("%w: %s", ErrNotWritable, fmt.Sprintf(format, args...))}
 	}
 }
 
-func (e *encoder) push(name string, idx int) {
-	if idx >= 0 {
-		name += "[" + strconv.Itoa(idx) + "]"
-	}
-	e.path = append(e.path, name)
-}
-func (e *encoder) pop() { e.path = e.path[:len(e.path)-1] }
+func (e *encoder) push(name string, idx int) { e.path = append(e.path, pathElem{name, idx}) }
+func (e *encoder) pop()                      { e.path = e.path[:len(e.path)-1] }
 
 func (e *encoder) u8(v byte)   { e.buf = append(e.buf, v) }
 func (e *encoder) i32(v int32) { e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(v)) }
@@ -77,13 +76,15 @@ func (e *encoder) count(field string, n int) {
 }
 
 func (e *encoder) utf(field, s string) {
-	b := encodeModifiedUTF8(s)
-	if len(b) > 65535 {
-		e.fail(field, "string of %d encoded bytes (writeUTF allows 65535)", len(b))
+	at := len(e.buf)
+	e.buf = appendModifiedUTF8(append(e.buf, 0, 0), s) // the length is written once known
+	n := len(e.buf) - at - 2
+	if n > 65535 {
+		e.buf = e.buf[:at]
+		e.fail(field, "string of %d encoded bytes (writeUTF allows 65535)", n)
 		return
 	}
-	e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(len(b)))
-	e.buf = append(e.buf, b...)
+	binary.BigEndian.PutUint16(e.buf[at:], uint16(n))
 }
 
 func (e *encoder) bytesN(field string, b []byte) {
