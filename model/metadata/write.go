@@ -22,14 +22,18 @@ func Write(w io.Writer, f *File) error {
 }
 
 // Marshal is Write into a new byte slice.
-func Marshal(f *File) ([]byte, error) {
+func Marshal(f *File) ([]byte, error) { return Append(nil, f) }
+
+// Append appends Marshal(f)'s bytes to b and returns the extended buffer, or b and the error,
+// so that a writer of many files can reuse one buffer instead of growing a new one for each.
+func Append(b []byte, f *File) ([]byte, error) {
 	if f == nil {
-		return nil, &WriteError{Field: "file", Err: fmt.Errorf("%w: nil File", ErrNotWritable)}
+		return b, &WriteError{Field: "file", Err: fmt.Errorf("%w: nil File", ErrNotWritable)}
 	}
-	e := &encoder{version: f.Version, changelog114: f.Changelog114}
+	e := &encoder{buf: b, version: f.Version, changelog114: f.Changelog114}
 	e.file(f)
 	if e.err != nil {
-		return nil, e.err
+		return b, e.err
 	}
 	return e.buf, nil
 }
