@@ -70,7 +70,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
 	for i, t := range w.keyed {
-		p, ok := w.alternatives(1, i, keyedV.Subtasks[i])[keyedID]
+		p, ok := w.alternatives(1, i, keyedV.Subtasks[i], keyedID)
 		if !ok {
 			continue
 		}
@@ -119,7 +119,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 		w.stageKeyed[k] = w.newStageTasks(k, w.stageMax[k])
 		head := model.OperatorIDFromUID(w.job.StageUIDs(k)[0])
 		for i, t := range w.stageKeyed[k] {
-			p, ok := w.alternatives(2+k, i, va.Subtasks[i])[head]
+			p, ok := w.alternatives(2+k, i, va.Subtasks[i], head)
 			if !ok {
 				continue
 			}
@@ -138,7 +138,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 // from the first alternative that reads (local copies first); empty without state.
 func (w *World) restoreSource(i int, restore *model.TaskRestore) (*sourceTask, error) {
 	t := &sourceTask{offsets: map[int]int64{}}
-	p, ok := w.alternatives(0, i, restore)[model.OperatorIDFromUID(w.job.Source.UID)]
+	p, ok := w.alternatives(0, i, restore, model.OperatorIDFromUID(w.job.Source.UID))
 	if !ok {
 		return t, nil
 	}
