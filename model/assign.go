@@ -194,7 +194,8 @@ type vertexWork struct {
 // repartitions all, then assigns; 1.10.1 does all steps vertex by vertex.
 //
 // The result references the input's handles (cut keyed handles are new); it never shares a
-// slice's spare capacity with the input.
+// slice's spare capacity with the input. New subtasks receiving equal operator state share one
+// handle list (a UNION state's, typically): the result is read-only.
 func AssignStates(in AssignmentInput) (*Assignment, error) {
 	if err := validateAssignmentInput(&in); err != nil {
 		return nil, err
@@ -514,7 +515,7 @@ func repartitionOperatorKind(v FlinkVersion, os *OperatorState, p int, raw bool)
 		// The repartitioner gives every new subtask an empty list when there is no handle.
 		return make([][]OperatorStateHandle, p), nil
 	}
-	return RepartitionOperatorState(v, previous, p)
+	return repartitionOperatorState(v, previous, p, true) // equal subtask lists shared: UNION is O(P_old)
 }
 
 // assign models assignTaskStateToExecutionJobVertices for a vertex whose state was

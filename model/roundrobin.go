@@ -89,6 +89,14 @@ func bitSetSize(n int) int { return 64 * ((n + 63) / 64) }
 //
 // Not modelled: Java's int overflow of a state's partition count beyond 2^31-1.
 func RepartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, newParallelism int) ([][]OperatorStateHandle, error) {
+	return repartitionOperatorState(v, previous, newParallelism, false)
+}
+
+// repartitionOperatorState is RepartitionOperatorState; with share set, new subtasks whose
+// handles come out equal share one list (read-only), as Flink's UNION repartitioning shares its
+// StateMetaInfo objects: a UNION state over P_old subtasks then costs O(P_old), not
+// O(P_old·P_new), per restore.
+func repartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, newParallelism int, share bool) ([][]OperatorStateHandle, error) {
 	if newParallelism <= 0 {
 		return nil, fmt.Errorf("%w: %d", ErrNonPositiveNewParallelism, newParallelism)
 	}
@@ -105,9 +113,9 @@ func RepartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, 
 		return nil, err
 	}
 	if newParallelism == len(previous) {
-		return repartitionSameParallelism(v, in, previous)
+		return repartitionSameParallelism(v, in, previous, share)
 	}
-	return repartitionChangedParallelism(in, newParallelism), nil
+	return repartitionChangedParallelism(in, newParallelism, share), nil
 }
 
 // rrEntry is one (delegate, StateMetaInfo) pair of the input: Flink's
@@ -208,22 +216,32 @@ type rrPut struct {
 	offsets  []int64 // a range of the input; copied when the result is built
 }
 
-// rrOutput collects the puts of every new subtask.
+// rrOutput collects the puts of every new subtask: its own puts before and after the UNION
+// states', and the UNION states' puts, recorded once since every new subtask receives them all.
 type rrOutput struct {
 	delegates []StreamHandle
-	subtasks  [][]rrPut
+	subtasks  [][]rrPut // per new subtask, the puts before the UNION states'
+	union     []rrPut   // the UNION states' puts, received by every new subtask
+	after     [][]rrPut // per new subtask, the puts after the UNION states'
+	unionDone bool      // union is recorded: later puts go to after
+	kept      []*rrPut  // scratch of sameDelegate
 }
 
 func newRROutput(in *rrInput, newParallelism int) *rrOutput {
-	return &rrOutput{delegates: in.delegates, subtasks: make([][]rrPut, newParallelism)}
+	return &rrOutput{delegates: in.delegates, subtasks: make([][]rrPut, newParallelism), after: make([][]rrPut, newParallelism)}
 }
 
 func (o *rrOutput) put(subtask, delegate int, name string, mode DistributionMode, offsets []int64) {
-	o.subtasks[subtask] = append(o.subtasks[subtask], rrPut{delegate: delegate, name: name, mode: mode, offsets: offsets})
+	p := rrPut{delegate: delegate, name: name, mode: mode, offsets: offsets}
+	if o.unionDone {
+		o.after[subtask] = append(o.after[subtask], p)
+	} else {
+		o.subtasks[subtask] = append(o.subtasks[subtask], p)
+	}
 }
 
 // repartitionSameParallelism models the P_new == P_old path (SPEC §E.2).
-func repartitionSameParallelism(v FlinkVersion, in *rrInput, previous [][]OperatorStateHandle) ([][]OperatorStateHandle, error) {
+func repartitionSameParallelism(v FlinkVersion, in *rrInput, previous [][]OperatorStateHandle, share bool) ([][]OperatorStateHandle, error) {
 	var union, broadcast rrNames
 	for _, e := range in.entries {
 		switch e.state.Mode {
@@ -275,11 +293,11 @@ func repartitionSameParallelism(v FlinkVersion, in *rrInput, previous [][]Operat
 	}
 	repartitionUnion(&union, out)
 	repartitionBroadcast(&partly, out)
-	return out.build(), nil
+	return out.build(share), nil
 }
 
 // repartitionChangedParallelism models the P_new != P_old path (SPEC §E.3).
-func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]OperatorStateHandle {
+func repartitionChangedParallelism(in *rrInput, newParallelism int, share bool) [][]OperatorStateHandle {
 	// groupByStateMode: SPLIT_DISTRIBUTE names go through a java.util.HashMap whose iteration
 	// order decides the processing order; for UNION and BROADCAST the order of names does not
 	// change the result (each name is its own map key in every output handle).
@@ -316,7 +334,7 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int) [][]Operator
 	}
 	repartitionUnion(&union, out)
 	repartitionBroadcast(&broadcast, out)
-	return out.build()
+	return out.build(share)
 }
 
 // repartitionSplit models one iteration of repartitionSplitState's loop over names: it hands out
@@ -367,22 +385,20 @@ func repartitionSplit(name string, entries []rrEntry, start int, out *rrOutput) 
 	return nextStart
 }
 
-// repartitionUnion models repartitionUnionState: every new subtask receives every entry.
+// repartitionUnion models repartitionUnionState: every new subtask receives every entry. The
+// puts are recorded once (rrOutput.union) for all new subtasks.
 func repartitionUnion(union *rrNames, out *rrOutput) {
 	n := 0
 	for _, l := range union.lists {
 		n += len(l)
 	}
-	for i := range out.subtasks {
-		out.subtasks[i] = slices.Grow(out.subtasks[i], n) // every subtask gets all n entries
-	}
-	for i := range out.subtasks {
-		for n, name := range union.names {
-			for _, e := range union.lists[n] {
-				out.put(i, e.delegate, name, e.state.Mode, e.state.Offsets)
-			}
+	out.union = make([]rrPut, 0, n)
+	for n, name := range union.names {
+		for _, e := range union.lists[n] {
+			out.union = append(out.union, rrPut{delegate: e.delegate, name: name, mode: e.state.Mode, offsets: e.state.Offsets})
 		}
 	}
+	out.unionDone = true
 }
 
 // repartitionBroadcast models repartitionBroadcastState: new subtask i receives entry
@@ -400,63 +416,173 @@ func repartitionBroadcast(broadcast *rrNames, out *rrOutput) {
 	}
 }
 
+// comparePuts orders puts for build: by delegate, a marker first, then by name.
+func comparePuts(a, b *rrPut) int {
+	if c := cmp.Compare(a.delegate, b.delegate); c != 0 {
+		return c
+	}
+	if a.marker != b.marker {
+		if a.marker {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.name, b.name)
+}
+
+// sortPuts sorts puts stably by comparePuts: puts of one (delegate, name) keep their order, so
+// the last is the latest.
+func sortPuts(puts []rrPut) {
+	cmpPuts := func(a, b rrPut) int { return comparePuts(&a, &b) }
+	if !slices.IsSortedFunc(puts, cmpPuts) {
+		slices.SortStableFunc(puts, cmpPuts)
+	}
+}
+
+// rrMerge yields one new subtask's puts in the order of a stable sort of
+// lists[0] ++ lists[1] ++ lists[2], each of them already stably sorted: the smallest head first,
+// the earlier list's on a tie.
+type rrMerge struct{ lists [3][]rrPut }
+
+// head returns the list holding the next put, -1 when all are done.
+func (m *rrMerge) head() int {
+	best := -1
+	for l := range m.lists {
+		if len(m.lists[l]) > 0 && (best < 0 || comparePuts(&m.lists[l][0], &m.lists[best][0]) < 0) {
+			best = l
+		}
+	}
+	return best
+}
+
+// walk calls f with every put in order, telling whether it opens its delegate's handle (first),
+// closes it (last), and whether it is kept as a state (the last put of its (delegate, name));
+// it stops when f returns false.
+func (m rrMerge) walk(f func(p *rrPut, first, last, keep bool) bool) {
+	l := m.head()
+	prevDelegate := -1
+	for l >= 0 {
+		p := &m.lists[l][0]
+		m.lists[l] = m.lists[l][1:]
+		next := m.head()
+		last := next < 0 || m.lists[next][0].delegate != p.delegate
+		keep := !p.marker && (last || m.lists[next][0].name != p.name)
+		if !f(p, p.delegate != prevDelegate, last, keep) {
+			return
+		}
+		prevDelegate = p.delegate
+		l = next
+	}
+}
+
 // build turns the recorded puts into handles: per new subtask, one handle per delegate in
 // delegate order, one state per name (the last put wins) sorted by name, offsets copied into one
 // array per subtask and capped, so that appending to one handle's offsets cannot reach another's.
-func (o *rrOutput) build() [][]OperatorStateHandle {
+// With share set, a new subtask whose handles equal the previous subtask's gets the same list.
+func (o *rrOutput) build(share bool) [][]OperatorStateHandle {
+	sortPuts(o.union)
 	result := make([][]OperatorStateHandle, len(o.subtasks))
-	for i, puts := range o.subtasks {
-		// Stable: puts of one (delegate, name) keep their order, so the last is the latest.
-		slices.SortStableFunc(puts, func(a, b rrPut) int {
-			if c := cmp.Compare(a.delegate, b.delegate); c != 0 {
-				return c
-			}
-			if a.marker != b.marker {
-				if a.marker {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Compare(a.name, b.name)
-		})
-		firstOfHandle := func(k int) bool { return k == 0 || puts[k-1].delegate != puts[k].delegate }
-		lastOfHandle := func(k int) bool { return k+1 == len(puts) || puts[k+1].delegate != puts[k].delegate }
-		keep := func(k int) bool { // the last put of its (delegate, name)
-			return !puts[k].marker && (lastOfHandle(k) || puts[k+1].name != puts[k].name)
+	for i := range o.subtasks {
+		sortPuts(o.subtasks[i])
+		sortPuts(o.after[i])
+		m := rrMerge{lists: [3][]rrPut{o.subtasks[i], o.union, o.after[i]}}
+		if share && i > 0 && o.sameAsPrevious(i) {
+			result[i] = result[i-1]
+			continue
 		}
-		nOffsets, nStates, nHandles := 0, 0, 0
-		for k, p := range puts {
-			if firstOfHandle(k) {
-				nHandles++
-			}
-			if keep(k) {
-				nStates++
-				nOffsets += len(p.offsets)
-			}
-		}
-		arena := make([]int64, nOffsets)
-		states := make([]NamedOperatorState, 0, nStates)
-		handles := make([]OperatorStateHandle, 0, nHandles)
-		first := 0
-		for k, p := range puts {
-			if firstOfHandle(k) {
-				handles = append(handles, OperatorStateHandle{Delegate: o.delegates[p.delegate]})
-				first = len(states)
-			}
-			if keep(k) {
-				n := len(p.offsets)
-				offsets := arena[:n:n]
-				arena = arena[n:]
-				copy(offsets, p.offsets)
-				states = append(states, NamedOperatorState{Name: p.name, Mode: p.mode, Offsets: offsets})
-			}
-			if lastOfHandle(k) {
-				handles[len(handles)-1].States = states[first:len(states):len(states)]
-			}
-		}
-		result[i] = handles
+		result[i] = o.buildSubtask(m)
 	}
 	return result
+}
+
+// buildSubtask builds one new subtask's handles from its puts.
+func (o *rrOutput) buildSubtask(m rrMerge) []OperatorStateHandle {
+	nOffsets, nStates, nHandles := 0, 0, 0
+	m.walk(func(p *rrPut, first, _, keep bool) bool {
+		if first {
+			nHandles++
+		}
+		if keep {
+			nStates++
+			nOffsets += len(p.offsets)
+		}
+		return true
+	})
+	arena := make([]int64, nOffsets)
+	states := make([]NamedOperatorState, 0, nStates)
+	handles := make([]OperatorStateHandle, 0, nHandles)
+	first := 0
+	m.walk(func(p *rrPut, opens, closes, keep bool) bool {
+		if opens {
+			handles = append(handles, OperatorStateHandle{Delegate: o.delegates[p.delegate]})
+			first = len(states)
+		}
+		if keep {
+			n := len(p.offsets)
+			offsets := arena[:n:n]
+			arena = arena[n:]
+			copy(offsets, p.offsets)
+			states = append(states, NamedOperatorState{Name: p.name, Mode: p.mode, Offsets: offsets})
+		}
+		if closes {
+			handles[len(handles)-1].States = states[first:len(states):len(states)]
+		}
+		return true
+	})
+	return handles
+}
+
+// sameAsPrevious reports whether new subtask i's handles equal new subtask i-1's. Only a delegate
+// that the own puts of i or of i-1 touch can differ: the others' handles come from the UNION
+// puts alone. Both subtasks' own puts are sorted.
+func (o *rrOutput) sameAsPrevious(i int) bool {
+	for _, l := range [4][]rrPut{o.subtasks[i], o.after[i], o.subtasks[i-1], o.after[i-1]} {
+		for k := range l {
+			if d := l[k].delegate; (k == 0 || l[k-1].delegate != d) && !o.sameDelegate(i, d) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// delegatePuts are new subtask i's puts on delegate d.
+func (o *rrOutput) delegatePuts(i, d int) rrMerge {
+	of := func(puts []rrPut) []rrPut { // puts sorted by delegate: d's run
+		lo, _ := slices.BinarySearchFunc(puts, d, func(p rrPut, d int) int { return cmp.Compare(p.delegate, d) })
+		hi := lo
+		for hi < len(puts) && puts[hi].delegate == d {
+			hi++
+		}
+		return puts[lo:hi]
+	}
+	return rrMerge{lists: [3][]rrPut{of(o.subtasks[i]), of(o.union), of(o.after[i])}}
+}
+
+// sameDelegate reports whether new subtasks i and i-1 get equal handles (or none) of delegate d.
+func (o *rrOutput) sameDelegate(i, d int) bool {
+	a, b := o.delegatePuts(i, d), o.delegatePuts(i-1, d)
+	o.kept = o.kept[:0]
+	inA, inB := false, false // whether the subtask has a handle of d
+	a.walk(func(p *rrPut, _, _, keep bool) bool {
+		inA = true
+		if keep {
+			o.kept = append(o.kept, p)
+		}
+		return true
+	})
+	k, equal := 0, true
+	b.walk(func(p *rrPut, _, _, keep bool) bool {
+		inB = true
+		if keep {
+			if k >= len(o.kept) || o.kept[k].name != p.name || o.kept[k].mode != p.mode || !slices.Equal(o.kept[k].offsets, p.offsets) {
+				equal = false
+			}
+			k++
+		}
+		return equal
+	})
+	return equal && inA == inB && k == len(o.kept)
 }
 
 // cloneOperatorState deep-copies previous (nil offsets become empty).

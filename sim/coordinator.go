@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -58,11 +59,12 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepo
 	if err != nil {
 		return err
 	}
-	b, err := metadata.Marshal(f)
+	b, err := metadata.Append(fsys.scratch[:0], f)
 	if err != nil {
 		return err
 	}
-	fsys.put(path, b, int64(len(b)))
+	fsys.scratch = b
+	fsys.put(path, bytes.Clone(b), int64(len(b)))
 	return nil
 }
 

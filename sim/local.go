@@ -163,22 +163,23 @@ func (w *World) localCopy(s slot, checkpointID int64) *model.TaskLocalSnapshot {
 	return w.local[s][checkpointID]
 }
 
-// alternatives returns, per operator of a subtask's restore object, the prioritized state
-// alternatives (local copies first, when the model approves them), or the JobManager's state
-// alone without local recovery.
-func (w *World) alternatives(v, i int, restore *model.TaskRestore) map[model.OperatorID]model.PrioritizedOperatorSubtaskState {
+// alternatives returns the prioritized state alternatives of operator id in a subtask's restore
+// object (local copies first, when the model approves them), or the JobManager's state alone
+// without local recovery; ok is false when the restore object has no state for id.
+func (w *World) alternatives(v, i int, restore *model.TaskRestore, id model.OperatorID) (st model.PrioritizedOperatorSubtaskState, ok bool) {
 	if restore == nil {
-		return nil
+		return st, false
 	}
 	var local *model.TaskLocalSnapshot
 	if w.useLocal {
 		local = w.localCopy(slot{v, i}, restore.CheckpointID)
 	}
-	out := map[model.OperatorID]model.PrioritizedOperatorSubtaskState{}
 	for _, p := range model.PrioritizeTaskRestore(w.plan.Version, restore, local) {
-		out[p.OperatorID] = p.State
+		if p.OperatorID == id { // the last one, should the ID repeat
+			st, ok = p.State, true
+		}
 	}
-	return out
+	return st, ok
 }
 
 // fault damages the latest retained checkpoint's storage; it returns what it did.

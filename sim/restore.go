@@ -45,7 +45,9 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 		}
 	}
 	w.usedLocal = 0
-	// Source subtasks: the offsets list state.
+	// Source subtasks: the offsets list state (files are read afresh by every restore).
+	w.lastSourceRead = sourceRead{}
+	defer func() { w.lastSourceRead = sourceRead{} }()
 	w.srcMaxPar = srcV.MaxParallelism
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
 	for i := range w.src {
@@ -68,7 +70,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
 	for i, t := range w.keyed {
-		p, ok := w.alternatives(1, i, keyedV.Subtasks[i])[keyedID]
+		p, ok := w.alternatives(1, i, keyedV.Subtasks[i], keyedID)
 		if !ok {
 			continue
 		}
@@ -117,7 +119,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 		w.stageKeyed[k] = w.newStageTasks(k, w.stageMax[k])
 		head := model.OperatorIDFromUID(w.job.StageUIDs(k)[0])
 		for i, t := range w.stageKeyed[k] {
-			p, ok := w.alternatives(2+k, i, va.Subtasks[i])[head]
+			p, ok := w.alternatives(2+k, i, va.Subtasks[i], head)
 			if !ok {
 				continue
 			}
@@ -136,7 +138,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 // from the first alternative that reads (local copies first); empty without state.
 func (w *World) restoreSource(i int, restore *model.TaskRestore) (*sourceTask, error) {
 	t := &sourceTask{offsets: map[int]int64{}}
-	p, ok := w.alternatives(0, i, restore)[model.OperatorIDFromUID(w.job.Source.UID)]
+	p, ok := w.alternatives(0, i, restore, model.OperatorIDFromUID(w.job.Source.UID))
 	if !ok {
 		return t, nil
 	}
@@ -168,34 +170,70 @@ func (w *World) tryAlternatives(n int, read func(k int) error) error {
 
 // readSource reads the source's offsets list state into t (subtask i).
 func (w *World) readSource(t *sourceTask, i int, handles []model.OperatorStateHandle) error {
+	elems, err := w.sourceElements(handles)
+	if err != nil {
+		return err
+	}
+	for _, e := range elems {
+		switch e.mode {
+		case model.Union:
+			t.unionReceived = append(t.unionReceived, e.splitOffset)
+			if e.Split%w.job.Source.Parallelism == i {
+				t.offsets[e.Split] = e.Offset
+			}
+		default:
+			t.offsets[e.Split] = e.Offset
+		}
+	}
+	return nil
+}
+
+// sourceElement is one list element a source subtask reads, with the mode of its state.
+type sourceElement struct {
+	mode model.DistributionMode
+	splitOffset
+}
+
+// sourceRead is the last handle list sourceElements read: source subtasks receiving equal UNION
+// state share one list (model.AssignStates), so each restore reads it once, not once per subtask.
+type sourceRead struct {
+	handles []model.OperatorStateHandle
+	elems   []sourceElement
+	err     error
+}
+
+// sourceElements reads the elements of the states of handles, in order, from the storage.
+func (w *World) sourceElements(handles []model.OperatorStateHandle) ([]sourceElement, error) {
+	if m := &w.lastSourceRead; len(handles) > 0 && len(m.handles) == len(handles) && &m.handles[0] == &handles[0] {
+		return m.elems, m.err
+	}
+	elems, err := readSourceElements(w.fs, handles)
+	w.lastSourceRead = sourceRead{handles: handles, elems: elems, err: err}
+	return elems, err
+}
+
+func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourceElement, error) {
+	var elems []sourceElement
 	for _, h := range handles {
-		c, err := w.fs.read(h.Delegate)
+		c, err := fs.read(h.Delegate)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		f, ok := c.(opStateFile)
 		if !ok {
-			return fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
+			return nil, fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
 		}
 		for _, ns := range h.States {
 			list := f.Lists[ns.Name]
 			for _, off := range ns.Offsets {
 				if off < 0 || off >= int64(len(list)) {
-					return fmt.Errorf("offset %d of %q outside %s", off, ns.Name, h.Delegate.Path)
+					return nil, fmt.Errorf("offset %d of %q outside %s", off, ns.Name, h.Delegate.Path)
 				}
-				switch ns.Mode {
-				case model.Union:
-					t.unionReceived = append(t.unionReceived, list[off])
-					if list[off].Split%w.job.Source.Parallelism == i {
-						t.offsets[list[off].Split] = list[off].Offset
-					}
-				default:
-					t.offsets[list[off].Split] = list[off].Offset
-				}
+				elems = append(elems, sourceElement{mode: ns.Mode, splitOffset: list[off]})
 			}
 		}
 	}
-	return nil
+	return elems, nil
 }
 
 // readBroadcast reads broadcast map state: every received copy is put into the map.

@@ -59,6 +59,12 @@ type World struct {
 	useLocal bool
 	// usedLocal counts the operator states of the last restore read from a local copy.
 	usedLocal int
+	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment).
+	lastSourceRead sourceRead
+	// emptySource is the content of the operator-state files of source subtasks without splits
+	// (sourceFile), for the state name emptySourceName.
+	emptySource     any
+	emptySourceName string
 	// Storage faults injected: checkpoints whose metadata or files were damaged, files deleted.
 	damagedCkpt  map[int64]bool
 	faultDeleted map[string]bool

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
@@ -32,19 +33,31 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	if w.job.UnionOffsets {
 		name, mode = stateOffsets, model.Union
 	}
+	// One allocation per kind for all subtasks: a wide source has mostly subtasks without splits.
+	subtasks := make([]model.OperatorSubtaskState, len(w.src))
+	handles := make([]model.OperatorStateHandle, len(w.src))
+	states := make([]model.NamedOperatorState, len(w.src))
+	offsets := make([]int64, w.job.Splits) // all subtasks' offset arrays (more only if splits are duplicated)
 	for i, t := range w.src {
 		var list []splitOffset
 		for _, s := range sortedInts(t.offsets) {
 			list = append(list, splitOffset{Split: s, Offset: t.offsets[s]})
 		}
-		offs := make([]int64, len(list))
+		n := len(list)
+		var offs []int64
+		if n <= len(offsets) {
+			offs, offsets = offsets[:n:n], offsets[n:]
+		} else {
+			offs = make([]int64, n)
+		}
 		for k := range offs {
 			offs[k] = int64(k)
 		}
-		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: map[string][]splitOffset{name: list}}, int64(16*len(list)+8))
-		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{
-			Delegate: h, States: []model.NamedOperatorState{{Name: name, Mode: mode, Offsets: offs}},
-		}}}
+		states[i] = model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs}
+		handles[i] = model.OperatorStateHandle{Delegate: w.fs.put(dir+"/op-source-"+strconv.Itoa(i), w.sourceFile(name, list), int64(16*len(list)+8)),
+			States: states[i : i+1 : i+1]}
+		subtasks[i] = model.OperatorSubtaskState{ManagedOperatorState: handles[i : i+1 : i+1]}
+		srcState.Subtasks[i] = &subtasks[i]
 	}
 	md.Operators = append(md.Operators, srcState)
 
@@ -114,6 +127,18 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		panic("sim: internal error: writing metadata: " + err.Error())
 	}
 	return md
+}
+
+// sourceFile is the content of a source subtask's operator-state file holding list under name.
+// The files of subtasks without splits share one value (file contents are never changed).
+func (w *World) sourceFile(name string, list []splitOffset) any {
+	if len(list) > 0 {
+		return opStateFile{Lists: map[string][]splitOffset{name: list}}
+	}
+	if w.emptySource == nil || w.emptySourceName != name {
+		w.emptySource, w.emptySourceName = opStateFile{Lists: map[string][]splitOffset{name: nil}}, name
+	}
+	return w.emptySource
 }
 
 // operatorNames gives the name and uid each operator of the running job stores in a format

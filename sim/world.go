@@ -45,6 +45,8 @@ type memFS struct {
 	files map[string]*file
 	// version is the Flink version whose metadata reader rebuilds the operator-state maps.
 	version model.FlinkVersion
+	// scratch is the buffer _metadata files are encoded in before their bytes are stored.
+	scratch []byte
 }
 
 func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }

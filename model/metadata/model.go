@@ -136,6 +136,12 @@ func channelModel(c ChannelHandle) model.ChannelStateHandle {
 }
 
 func operatorHandleModel(h *OperatorHandle, v model.FlinkVersion) model.OperatorStateHandle {
+	named := func(e StateEntry) model.NamedOperatorState {
+		return model.NamedOperatorState{Name: e.Name, Mode: modeFromOrdinal(e.Mode), Offsets: append([]int64{}, e.Offsets...)}
+	}
+	if len(h.States) == 1 { // a HashMap holding one key iterates just it: no table to model
+		return model.OperatorStateHandle{Delegate: streamModel(h.Delegate), States: []model.NamedOperatorState{named(h.States[0])}}
+	}
 	names := make([]string, len(h.States))
 	for i, e := range h.States {
 		names[i] = e.Name
@@ -143,12 +149,7 @@ func operatorHandleModel(h *OperatorHandle, v model.FlinkVersion) model.Operator
 	order, last := putOrder(readerMap(len(names), v), names)
 	out := model.OperatorStateHandle{Delegate: streamModel(h.Delegate), States: make([]model.NamedOperatorState, 0, len(order))}
 	for _, i := range order {
-		e := h.States[last[i]]
-		out.States = append(out.States, model.NamedOperatorState{
-			Name:    e.Name,
-			Mode:    modeFromOrdinal(e.Mode),
-			Offsets: append([]int64{}, e.Offsets...),
-		})
+		out.States = append(out.States, named(h.States[last[i]]))
 	}
 	return out
 }

@@ -945,8 +945,10 @@ func decodeModifiedUTF8(b []byte) (string, bool) {
 // encodeModifiedUTF8 is the inverse of decodeModifiedUTF8 (DataOutputStream.writeUTF without the
 // length): NUL as C0 80, supplementary characters as two 3-byte surrogates. Invalid UTF-8 bytes
 // that are not a kept surrogate become U+FFFD.
-func encodeModifiedUTF8(s string) []byte {
-	out := make([]byte, 0, len(s))
+func encodeModifiedUTF8(s string) []byte { return appendModifiedUTF8(make([]byte, 0, len(s)), s) }
+
+// appendModifiedUTF8 appends encodeModifiedUTF8(s) to out.
+func appendModifiedUTF8(out []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != 0 && c < 0x80 {

@@ -22,14 +22,18 @@ func Write(w io.Writer, f *File) error {
 }
 
 // Marshal is Write into a new byte slice.
-func Marshal(f *File) ([]byte, error) {
+func Marshal(f *File) ([]byte, error) { return Append(nil, f) }
+
+// Append appends Marshal(f)'s bytes to b and returns the extended buffer, or b and the error,
+// so that a writer of many files can reuse one buffer instead of growing a new one for each.
+func Append(b []byte, f *File) ([]byte, error) {
 	if f == nil {
-		return nil, &WriteError{Field: "file", Err: fmt.Errorf("%w: nil File", ErrNotWritable)}
+		return b, &WriteError{Field: "file", Err: fmt.Errorf("%w: nil File", ErrNotWritable)}
 	}
-	e := &encoder{version: f.Version, changelog114: f.Changelog114}
+	e := &encoder{buf: b, version: f.Version, changelog114: f.Changelog114}
 	e.file(f)
 	if e.err != nil {
-		return nil, e.err
+		return b, e.err
 	}
 	return e.buf, nil
 }
@@ -38,7 +42,7 @@ type encoder struct {
 	buf          []byte
 	version      int32
 	changelog114 bool
-	path         []string
+	path         []pathElem // formatted only when a field fails
 	err          *WriteError
 	depth        int
 }
@@ -47,19 +51,18 @@ func (e *encoder) fail(field string, format string, args ...any) {
 	if e.err == nil {
 		p := ""
 		for _, s := range e.path {
-			p += s + "."
+			p += s.name
+			if s.idx >= 0 {
+				p += "[" + strconv.Itoa(s.idx) + "]"
+			}
+			p += "."
 		}
 		e.err = &WriteError{Field: p + field, Err: fmt.Errorf("%w: %s", ErrNotWritable, fmt.Sprintf(format, args...))}
 	}
 }
 
-func (e *encoder) push(name string, idx int) {
-	if idx >= 0 {
-		name += "[" + strconv.Itoa(idx) + "]"
-	}
-	e.path = append(e.path, name)
-}
-func (e *encoder) pop() { e.path = e.path[:len(e.path)-1] }
+func (e *encoder) push(name string, idx int) { e.path = append(e.path, pathElem{name, idx}) }
+func (e *encoder) pop()                      { e.path = e.path[:len(e.path)-1] }
 
 func (e *encoder) u8(v byte)   { e.buf = append(e.buf, v) }
 func (e *encoder) i32(v int32) { e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(v)) }
@@ -77,13 +80,15 @@ func (e *encoder) count(field string, n int) {
 }
 
 func (e *encoder) utf(field, s string) {
-	b := encodeModifiedUTF8(s)
-	if len(b) > 65535 {
-		e.fail(field, "string of %d encoded bytes (writeUTF allows 65535)", len(b))
+	at := len(e.buf)
+	e.buf = appendModifiedUTF8(append(e.buf, 0, 0), s) // the length is written once known
+	n := len(e.buf) - at - 2
+	if n > 65535 {
+		e.buf = e.buf[:at]
+		e.fail(field, "string of %d encoded bytes (writeUTF allows 65535)", n)
 		return
 	}
-	e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(len(b)))
-	e.buf = append(e.buf, b...)
+	binary.BigEndian.PutUint16(e.buf[at:], uint16(n))
 }
 
 func (e *encoder) bytesN(field string, b []byte) {
