@@ -79,3 +79,18 @@ func oracleKeyType(t KeyType) oracle.KeyType {
 	}
 	return oracle.Int
 }
+
+// maxParOf gives, for an accepted restore of a snapshot of shape old, the max parallelism the
+// oracle expects vertex v to restore with (the source adopts the stored one; it holds no keyed
+// state, so only its parallelism bound matters).
+func (e expectation) maxParOf(old oracle.Shape) func(v int) int {
+	return func(v int) int {
+		switch v {
+		case 0:
+			return old.SourceMax
+		case 1:
+			return e.KeyedMax
+		}
+		return e.StageMax[v-2]
+	}
+}

@@ -46,6 +46,8 @@ type World struct {
 
 	violations []Violation
 	trace      []string
+	// live is the oracle's record of which snapshots are alive (InvNoLeak).
+	live liveness
 	// fold caches the oracle's expected keyed state between checks.
 	fold foldCache
 	// known, when set, attributes the current step's violations to a known Flink issue.
@@ -82,13 +84,16 @@ func Run(p Plan) Result {
 	for i, s := range p.Steps {
 		w.step(i, s)
 	}
+	if len(p.Steps) > 0 {
+		w.checkNoLeak(len(p.Steps) - 1)
+	}
 	SortViolations(w.violations)
 	return Result{Plan: p, Trace: w.trace, Violations: w.violations}
 }
 
 func newWorld(p Plan) *World {
 	w := &World{plan: p, job: p.Job, fs: newMemFS(p.Version), facts: map[int64]snapshotFacts{}, base: map[int]int64{},
-		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}}
+		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}, live: newLiveness()}
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
 	w.store = w.newStore()

@@ -147,7 +147,7 @@ func (w *World) operatorNames() metadata.OperatorNames {
 // shared files) for a checkpoint of an incremental job, else a full key-groups file named name.
 func (w *World) snapshotKeyed(t *keyedTask, id int64, dir, name string, maxPar int, savepoint bool) model.KeyedStateHandle {
 	if w.job.Incremental && !savepoint {
-		return t.snapshotIncremental(w.fs, id, maxPar, &w.fileSeq)
+		return t.snapshotIncremental(w.fs, dir, id, maxPar, &w.fileSeq)
 	}
 	return t.snapshotKeyGroups(w.fs, dir+"/"+name, maxPar, false)
 }

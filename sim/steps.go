@@ -68,6 +68,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
+	w.recordSnapshot(w.facts[id])
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
 	if err != nil {
@@ -268,6 +269,11 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	var exp expectation
 	if known {
 		exp = expectRestore(w.plan.Version, f.shape, w.job, true)
+		if exp.Accept {
+			vs := make([]int, len(involved))
+			copy(vs, involved)
+			w.checkHanded(step, res.Checkpoint, res.Assignment, vs, exp.maxParOf(f.shape))
+		}
 	}
 	for k, v := range involved {
 		if v == 0 {
@@ -388,6 +394,9 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
+	if exp.Accept {
+		w.checkHanded(step, res.Checkpoint, a, w.job.present(), exp.maxParOf(f.shape))
+	}
 	// The latest snapshot may be the one this job was started from, taken by another job shape:
 	// the same rules apply again (with allowNonRestoredState, as the scheduler passes it).
 	w.finishRestore(step, f, exp)
@@ -414,6 +423,7 @@ func (w *World) restart(step int, c Change) string {
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, true), md)}
 	w.facts[id] = f
+	w.recordSnapshot(f)
 
 	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
 	switch {
@@ -444,6 +454,7 @@ func restoreMode(claim bool) model.RestoreMode {
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
 	w.clearLocal()
+	w.leaveBehind()
 	w.epoch++
 	w.job = j
 	w.co = newCoordinator(w.plan.Version, w.retained)
@@ -452,7 +463,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
-	a, err := w.submit(f.pointer, j, allowNonRestored, mode)
+	res, err := w.submit(f.pointer, j, allowNonRestored, mode)
 	if err != nil {
 		switch {
 		case w.damaged(f.id): // damaged storage: any loud failure is right
@@ -470,15 +481,19 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if mode == model.Claim {
 		f.claimed = true // the new job owns the snapshot now and may discard it
 		w.facts[f.id] = f
+		w.claimed(f)
 		delete(w.noClaim, f.pointer)
 	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
 		w.noClaim[f.pointer] = f
 	}
-	if err := w.applyAssignment(a, false); err != nil {
+	if err := w.applyAssignment(res.Assignment, false); err != nil {
 		if !w.damaged(f.id) {
 			w.violate(step, InvRestoreReadError, err.Error(), "")
 		}
 		return false, err
+	}
+	if exp.Accept {
+		w.checkHanded(step, res.Checkpoint, res.Assignment, w.job.present(), exp.maxParOf(f.shape))
 	}
 	w.finishRestore(step, f, exp)
 	return false, nil
@@ -562,7 +577,7 @@ func firstLine(v any) string {
 
 // submit submits job j restored from pointer. A vertex whose configured max parallelism is below
 // its parallelism is refused before any restore, as Flink refuses to build such a job vertex.
-func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.RestoreMode) (*model.Assignment, error) {
+func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.RestoreMode) (*model.RestoreResult, error) {
 	for _, v := range jobVertices(j) {
 		if v.MaxParallelismConfigured && v.MaxParallelism < v.Parallelism {
 			return nil, fmt.Errorf("job vertex %s: %w", v.Name, &model.MaxParallelismBelowParallelismError{MaxParallelism: v.MaxParallelism, Parallelism: v.Parallelism})
@@ -575,7 +590,7 @@ func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.
 	}
 	w.co.mode = mode
 	w.applyDeletes(res.StoreUpdate, nil)
-	return res.Assignment, nil
+	return res, nil
 }
 
 // damaged reports whether an injected storage fault hit checkpoint id: its metadata, or a file
@@ -610,6 +625,9 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 						for _, f := range h.Shared {
 							out = append(out, f.Handle)
 						}
+						if h.Meta.Path != "" {
+							out = append(out, h.Meta)
+						}
 					}
 				}
 			}
@@ -628,6 +646,7 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 // start.
 func (w *World) resubmitFresh(step int) string {
 	w.clearLocal()
+	w.leaveBehind()
 	w.co = newCoordinator(w.plan.Version, w.retained)
 	w.store = w.newStore()
 	w.startFresh()
@@ -648,6 +667,7 @@ func (w *World) jmFailover(step int) string {
 	co.Counter = old.Counter
 	co.mode = old.mode
 	w.store.Recover(w.retained)
+	w.recovered(co.mode)
 	if err := co.Store.LoadRecovered(old.Store.Checkpoints()); err != nil {
 		w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
 	}
@@ -704,8 +724,12 @@ func (w *World) applyDeletes(u model.StoreUpdate, pointers map[int64]string) {
 	for _, h := range u.DiscardedShared {
 		delete(w.fs.files, h.Path)
 	}
-	for _, id := range u.Discarded {
-		if dir := pointers[id]; dir != "" {
+	for k, id := range u.Discarded {
+		dir := pointers[id]
+		if k < len(u.DiscardedPointers) && u.DiscardedPointers[k] != "" {
+			dir = u.DiscardedPointers[k] // also a checkpoint subsumed earlier, held until unused
+		}
+		if dir != "" {
 			w.fs.removeAll(dir)
 		}
 	}

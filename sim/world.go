@@ -220,8 +220,11 @@ type incrementalFile struct {
 }
 
 // snapshotIncremental uploads the dirty key groups as a new shared file and returns a handle
-// referencing every shared file of the backend's chain.
-func (t *keyedTask) snapshotIncremental(fs *memFS, checkpointID int64, maxPar int, fileSeq *int) *model.IncrementalKeyedStateHandle {
+// referencing every shared file of the backend's chain. Its meta state is private to the
+// checkpoint: written into the checkpoint's exclusive directory dir, it goes when the checkpoint
+// is discarded (IncrementalRemoteKeyedStateHandle.discardState discards the meta and private
+// state, the shared files are the registry's).
+func (t *keyedTask) snapshotIncremental(fs *memFS, dir string, checkpointID int64, maxPar int, fileSeq *int) *model.IncrementalKeyedStateHandle {
 	if len(t.dirty) > 0 || len(t.chain) == 0 {
 		dirty := t.dirty
 		all := len(t.chain) == 0 // first snapshot of this backend: everything
@@ -239,7 +242,7 @@ func (t *keyedTask) snapshotIncremental(fs *memFS, checkpointID int64, maxPar in
 		t.chain = append(t.chain, model.SharedFile{LocalPath: name, Handle: h})
 		t.dirty = map[int]bool{}
 	}
-	meta := fs.put(fmt.Sprintf("chk-%d/meta-%s", checkpointID, t.backendID), nil, 64)
+	meta := fs.put(dir+"/meta-"+t.backendID, nil, 64)
 	return &model.IncrementalKeyedStateHandle{
 		BackendID: t.backendID, Range: t.kgs, CheckpointID: checkpointID,
 		Shared: slices.Clone(t.chain), Meta: meta,
