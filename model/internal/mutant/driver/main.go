@@ -6,7 +6,7 @@
 // green), and exits 1 when a suite is red without a mutant or when some mutant survives the
 // default budget. -run and the flags after -- apply to the property suite.
 //
-//	go run ./model/internal/mutant/driver [-run REGEXP] [-only NAME] [-v] [-- -short -rapid.checks=N]
+//	go run ./model/internal/mutant/driver [-run REGEXP] [-only NAME,…] [-sweep-seeds N] [-v] [-- -short -rapid.checks=N]
 //
 // It lives under model/ because the catalogue is internal to the model; run it from the module
 // root. It also checks that the mutants build refuses an unknown RESTORESIM_MUTANT.
@@ -163,7 +163,7 @@ func testBinaryFlags(args []string) []string {
 
 func main() {
 	run := flag.String("run", ".", "the -run pattern of the property tests to run")
-	only := flag.String("only", "", "run only this mutant")
+	only := flag.String("only", "", "run only these mutants (comma-separated names)")
 	sweepSeeds := flag.Int("sweep-seeds", 1500, "seeds of the default sweep each mutant runs (0: no sweep column)")
 	verbose := flag.Bool("v", false, "print each run's failing tests as it finishes")
 	flag.Parse()
@@ -171,12 +171,16 @@ func main() {
 
 	mutants := mutant.All()
 	if *only != "" {
-		i := slices.IndexFunc(mutants, func(m mutant.Mutant) bool { return m.Name == *only })
-		if i < 0 {
-			fmt.Fprintf(os.Stderr, "mutants: unknown mutant %q\n", *only)
-			os.Exit(2)
+		var picked []mutant.Mutant
+		for _, name := range strings.Split(*only, ",") {
+			i := slices.IndexFunc(mutants, func(m mutant.Mutant) bool { return m.Name == name })
+			if i < 0 {
+				fmt.Fprintf(os.Stderr, "mutants: unknown mutant %q\n", name)
+				os.Exit(2)
+			}
+			picked = append(picked, mutants[i])
 		}
-		mutants = mutants[i : i+1]
+		mutants = picked
 	}
 
 	dir, err := os.MkdirTemp("", "restoresim-mutants-")
