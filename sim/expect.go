@@ -47,7 +47,12 @@ func (e expectation) knownIssue(v model.FlinkVersion) string {
 // expectRestore asks the oracle for the outcome of restoring a snapshot of shape old into job j
 // on Flink version.
 func expectRestore(version model.FlinkVersion, old oracle.Shape, j Job, allowNonRestored bool) expectation {
-	oj := oracleJob(j)
+	return expectOracle(version, old, oracleJob(j), allowNonRestored)
+}
+
+// expectOracle asks the oracle for the outcome of restoring a snapshot of shape old into the job
+// oj describes on Flink version.
+func expectOracle(version model.FlinkVersion, old oracle.Shape, oj oracle.Job, allowNonRestored bool) expectation {
 	oj.RefuseMaxParallelismDisagreement = version == model.FlinkMaster
 	e := oracle.ExpectRestore(old, oj, allowNonRestored)
 	return expectation{Expectation: e, reason: refusalErrors[e.Reason]}

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
@@ -23,28 +25,41 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	md := model.CheckpointMetadata{CheckpointID: id}
 
-	// Source: the offsets as SPLIT_DISTRIBUTE or UNION list state.
+	// Source: the offsets as SPLIT_DISTRIBUTE or UNION list states (Job.sourceState), every state
+	// in every subtask's handle — or, sparse, only those with elements, and no handle (no entry)
+	// for a subtask without any.
 	srcState := model.OperatorState{
 		OperatorID: model.OperatorIDFromUID(w.job.Source.UID), Parallelism: len(w.src), MaxParallelism: w.srcMaxPar,
 		Subtasks: make([]*model.OperatorSubtaskState, len(w.src)),
 	}
-	name, mode := stateSplits, model.SplitDistribute
-	if w.job.UnionOffsets {
-		name, mode = stateOffsets, model.Union
-	}
+	n := w.job.numSourceStates()
 	for i, t := range w.src {
-		var list []splitOffset
+		lists := make(map[string][]splitOffset, n)
 		for _, s := range sortedInts(t.offsets) {
-			list = append(list, splitOffset{Split: s, Offset: t.offsets[s]})
+			name, _ := w.job.sourceState(s % n)
+			lists[name] = append(lists[name], splitOffset{Split: s, Offset: t.offsets[s]})
 		}
-		offs := make([]int64, len(list))
-		for k := range offs {
-			offs[k] = int64(k)
+		var states []model.NamedOperatorState
+		size := 8
+		for k := range n {
+			name, mode := w.job.sourceState(k)
+			list := lists[name]
+			if len(list) == 0 && w.job.Sparse {
+				continue
+			}
+			offs := make([]int64, len(list))
+			for k := range offs {
+				offs[k] = int64(k)
+			}
+			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs})
+			size += 16 * len(list)
 		}
-		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: map[string][]splitOffset{name: list}}, int64(16*len(list)+8))
-		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{
-			Delegate: h, States: []model.NamedOperatorState{{Name: name, Mode: mode, Offsets: offs}},
-		}}}
+		if len(states) == 0 {
+			continue // sparse: nothing to store, no entry
+		}
+		slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
+		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
+		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{Delegate: h, States: states}}}
 	}
 	md.Operators = append(md.Operators, srcState)
 
@@ -56,11 +71,13 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		}
 		for i, t := range w.keyed {
 			st := &model.OperatorSubtaskState{}
-			st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
-			if w.job.RawKeyed {
-				st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+			if keys := len(t.values) > 0; keys || !w.job.Sparse { // sparse: no keyed handle without keys
+				st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
+				if w.job.RawKeyed {
+					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+				}
 			}
-			if w.job.Broadcast {
+			if w.job.Broadcast && (w.applied > 0 || !w.job.Sparse) { // sparse: no handle before the first update
 				rules := make(map[string]int64, len(t.rules))
 				for k, v := range t.rules {
 					rules[k] = v
@@ -69,19 +86,24 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
 					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{0}}}}}
 			}
-			keyedState.Subtasks[i] = st
+			if st.HasState() || !w.job.Sparse { // a task without state acknowledges none: no entry
+				keyedState.Subtasks[i] = st
+			}
 		}
 		md.Operators = append(md.Operators, keyedState)
 	}
 
-	// Sink: stateless, but present in the metadata with empty subtask states, as Flink writes it.
+	// Sink: stateless, but present in the metadata with empty subtask states, as Flink writes it
+	// (an entry for each subtask whose task acknowledged state: all, unless sparse).
 	if w.job.Sink {
 		sinkState := model.OperatorState{
 			OperatorID: model.OperatorIDFromUID(sinkUID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
 			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
 		}
 		for i := range sinkState.Subtasks {
-			sinkState.Subtasks[i] = &model.OperatorSubtaskState{}
+			if md.Operators[len(md.Operators)-1].Subtasks[i] != nil {
+				sinkState.Subtasks[i] = &model.OperatorSubtaskState{}
+			}
 		}
 		md.Operators = append(md.Operators, sinkState)
 	}
@@ -99,6 +121,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			if st.Keyed {
 				os.Subtasks = make([]*model.OperatorSubtaskState, st.Config.Parallelism)
 				for i, t := range w.stageKeyed[k] {
+					if w.job.Sparse && len(t.values) == 0 {
+						continue // the task has no state: no entry for any of its operators
+					}
 					os.Subtasks[i] = &model.OperatorSubtaskState{}
 					if u == 0 {
 						os.Subtasks[i].ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("%s-keyed-%d", VertexName(2+k), i), w.stageMax[k], savepoint)}
@@ -107,6 +132,13 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			}
 			md.Operators = append(md.Operators, os)
 		}
+	}
+	if !w.writesStatelessStates() {
+		// 1.10.1's PendingCheckpoint creates an operator's state only when a subtask acknowledges
+		// state for it: an operator without any entry is not in the snapshot.
+		md.Operators = slices.DeleteFunc(md.Operators, func(os model.OperatorState) bool {
+			return !slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool { return st != nil })
+		})
 	}
 	props := checkpointProperties(savepoint)
 	md.Properties = &props

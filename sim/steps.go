@@ -12,15 +12,31 @@ import (
 	"github.com/restoresim/restoresim/sim/oracle"
 )
 
-// shape is the running job's shape, as the oracle records it at a snapshot.
-func (w *World) shape() oracle.Shape {
-	sh := oracle.Shape{SourceUID: w.job.Source.UID, KeyedUID: w.job.Keyed.UID, SourceMax: w.srcMaxPar, KeyedMax: w.maxPar}
-	if w.job.Sink {
+// shape is the running job's shape, as the oracle records it at a snapshot: the operators the
+// snapshot md lists, and whether their states have subtask entries (sparse snapshots of tasks
+// without state have none).
+func (w *World) shape(md model.CheckpointMetadata) oracle.Shape {
+	entries := map[model.OperatorID]bool{}
+	listed := map[model.OperatorID]bool{}
+	keys := map[model.OperatorID]bool{}
+	for _, os := range md.Operators {
+		listed[os.OperatorID] = true
+		entries[os.OperatorID] = slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool { return st != nil })
+		keys[os.OperatorID] = slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool {
+			return st != nil && len(st.ManagedKeyedState)+len(st.RawKeyedState) > 0
+		})
+	}
+	sh := oracle.Shape{SourceUID: w.job.Source.UID, SourceMax: w.srcMaxPar, KeyedMax: w.maxPar}
+	if id := model.OperatorIDFromUID(w.job.Keyed.UID); w.job.HasKeyed() && listed[id] {
+		sh.KeyedUID, sh.KeyedEmpty, sh.KeyedNoKeys = w.job.Keyed.UID, !entries[id], !keys[id]
+	}
+	if w.job.Sink && listed[model.OperatorIDFromUID(sinkUID)] {
 		sh.SinkUID = sinkUID
 	}
 	for k, st := range w.job.Stages {
-		if st.Keyed || w.writesStatelessStates() {
-			sh.Stages = append(sh.Stages, oracle.StageShape{UIDs: w.job.StageUIDs(k), Max: w.stageMax[k], Keyed: st.Keyed})
+		uids := w.job.StageUIDs(k)
+		if id := model.OperatorIDFromUID(uids[0]); listed[id] {
+			sh.Stages = append(sh.Stages, oracle.StageShape{UIDs: uids, Max: w.stageMax[k], Keyed: st.Keyed && entries[id]})
 		}
 	}
 	return sh
@@ -67,7 +83,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	w.recordSnapshot(w.facts[id])
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
@@ -246,14 +262,15 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 			w.src[i] = t
 		}
 		w.useLocal = false
-		if w.job.UnionOffsets { // each restarted subtask received the complete union list
+		if w.job.hasUnion() { // each restarted subtask received the complete union lists
+			want := w.job.unionPart(f.offsets)
 			for _, i := range sources {
 				got := map[int]int64{}
 				for _, so := range w.src[i].unionReceived {
 					got[so.Split] = so.Offset
 				}
-				if len(w.src[i].unionReceived) != len(f.offsets) || !maps.Equal(got, f.offsets) {
-					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(f.offsets)), cmp.Diff(f.offsets, got))
+				if len(w.src[i].unionReceived) != len(want) || !maps.Equal(got, want) {
+					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(want)), cmp.Diff(want, got))
 				}
 			}
 		}
@@ -391,6 +408,9 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	}
 	f := w.facts[id]
 	exp := expectRestore(w.plan.Version, f.shape, w.job, true)
+	if w.inPlace {
+		exp = w.expectInPlace(f.shape)
+	}
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
@@ -421,11 +441,11 @@ func (w *World) restart(step int, c Change) string {
 	id := w.triggerID(step)
 	md := w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, true), md)}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, true), md)}
 	w.facts[id] = f
 	w.recordSnapshot(f)
 
-	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
+	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, c.Mode)
 	switch {
 	case err == nil:
 		return fmt.Sprintf("restored savepoint %d %s", id, w.running())
@@ -439,13 +459,6 @@ func (w *World) restart(step int, c Change) string {
 	return fmt.Sprintf("refused (%s); rolled back to the old job from savepoint %d", refusalReason(err), id)
 }
 
-func restoreMode(claim bool) model.RestoreMode {
-	if claim {
-		return model.Claim
-	}
-	return model.NoClaim
-}
-
 // startFrom starts job j as a new job (a new directory, coordinator and local stores) restored
 // from snapshot f in the given mode, as `flink run -s <f's directory>` does, and judges the
 // outcome with the oracle's expectation: a refusal must be expected, for the expected reason, or
@@ -457,6 +470,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	w.leaveBehind()
 	w.epoch++
 	w.job = j
+	w.startScheduler()
 	w.co = newCoordinator(w.plan.Version, w.retained)
 	w.store = w.newStore()
 	exp := expectRestore(w.plan.Version, f.shape, j, allowNonRestored)
@@ -645,11 +659,13 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 // loudly: a new job (new directory, coordinator and local stores), empty state, sources from the
 // start.
 func (w *World) resubmitFresh(step int) string {
+	w.inPlace = false // a new job, with a scheduler of its own
 	w.clearLocal()
 	w.leaveBehind()
 	w.co = newCoordinator(w.plan.Version, w.retained)
 	w.store = w.newStore()
 	w.startFresh()
+	w.startScheduler()
 	w.checkFreshMaxPar(step)
 	w.base = map[int]int64{}
 	w.check(step, w.currentOffsets(), 0, false)
@@ -691,7 +707,7 @@ func (w *World) jmFailover(step int) string {
 // resume cancels the job and submits it again, unchanged, from the latest retained checkpoint's
 // directory: the restore reads that checkpoint's _metadata, so damaged metadata must make it fail
 // loudly.
-func (w *World) resume(step int, claim bool) string {
+func (w *World) resume(step int, mode model.RestoreMode) string {
 	cp := w.co.Store.Latest()
 	if cp == nil {
 		return "no retained checkpoint"
@@ -702,7 +718,7 @@ func (w *World) resume(step int, claim bool) string {
 	if !ok {
 		return "no retained checkpoint"
 	}
-	if _, err := w.startFrom(step, f, w.job, false, restoreMode(claim)); err != nil {
+	if _, err := w.startFrom(step, f, w.job, false, mode); err != nil {
 		return fmt.Sprintf("resume from %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
 	return fmt.Sprintf("resumed from checkpoint %d", id)
