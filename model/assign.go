@@ -401,8 +401,15 @@ func (w *vertexWork) repartition(v FlinkVersion) error {
 	for k, os := range w.states {
 		if os.Parallelism == p {
 			mk, rk := make([][]KeyedStateHandle, p), make([][]KeyedStateHandle, p)
+			next := 0 // (mutant: the next old subtask with an entry)
 			for i := range p {
-				if st := os.Subtask(i); st != nil {
+				st := os.Subtask(i)
+				if mutant.On(mutant.MissingSubtaskShifts) {
+					for st = nil; next < p && st == nil; next++ {
+						st = os.Subtask(next)
+					}
+				}
+				if st != nil {
 					mk[i], rk[i] = clip(st.ManagedKeyedState), clip(st.RawKeyedState)
 				}
 			}

@@ -173,6 +173,12 @@ func (c *Coordinator) check() error {
 // CLAIM takes the job's checkpoint properties, LEGACY CheckpointProperties.forSavepoint(false,
 // CANONICAL), NO_CLAIM forUnclaimedSnapshot().
 func (c *Coordinator) restoredSnapshotProperties(m RestoreMode) (CheckpointProperties, error) {
+	switch {
+	case m == Claim && mutant.On(mutant.ClaimNotOwned):
+		m = NoClaim
+	case m == NoClaim && mutant.On(mutant.NoClaimOwned):
+		m = Claim
+	}
 	switch m {
 	case Claim:
 		return c.CheckpointProperties, nil
@@ -242,6 +248,9 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	}
 	if !mutant.On(mutant.CounterNotReset) {
 		c.Counter.SetCount(cp.CheckpointID + 1)
+		if mutant.On(mutant.CounterResetToID) {
+			c.Counter.SetCount(cp.CheckpointID)
+		}
 	}
 
 	var res *RestoreResult

@@ -47,10 +47,20 @@ func murmurSign(h int32) int32 {
 }
 
 // JavaIntHash models java.lang.Integer.hashCode: the value itself.
-func JavaIntHash(v int32) int32 { return v }
+func JavaIntHash(v int32) int32 {
+	if mutant.On(mutant.JavaIntHashNegativeAbs) && v < 0 {
+		return -v
+	}
+	return v
+}
 
 // JavaLongHash models java.lang.Long.hashCode: (int)(v ^ (v >>> 32)).
-func JavaLongHash(v int64) int32 { return int32(uint64(v) ^ uint64(v)>>32) }
+func JavaLongHash(v int64) int32 {
+	if mutant.On(mutant.JavaLongHashLowWord) {
+		return int32(v)
+	}
+	return int32(uint64(v) ^ uint64(v)>>32)
+}
 
 // JavaStringHash models java.lang.String.hashCode: h = 31*h + c over the UTF-16 code units of s
 // (characters outside the BMP count as a surrogate pair). Invalid UTF-8 bytes in s decode to
@@ -60,6 +70,13 @@ func JavaStringHash(s string) int32 {
 		var h int32
 		for _, r := range s {
 			h = 31*h + r
+		}
+		return h
+	}
+	if mutant.On(mutant.JavaStringHashUTF8) {
+		var h int32
+		for i := 0; i < len(s); i++ {
+			h = 31*h + int32(s[i])
 		}
 		return h
 	}

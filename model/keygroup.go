@@ -116,6 +116,9 @@ func ComputeDefaultMaxParallelism(parallelism int) (int, error) {
 		return 0, err
 	}
 	m := roundUpToPowerOfTwo(int32(parallelism + parallelism/2))
+	if mutant.On(mutant.DefaultMaxParNoHalf) {
+		m = roundUpToPowerOfTwo(int32(parallelism))
+	}
 	return min(max(int(m), DefaultLowerBoundMaxParallelism), UpperBoundMaxParallelism), nil
 }
 

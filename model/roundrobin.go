@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/restoresim/restoresim/model/internal/javamap"
 	"github.com/restoresim/restoresim/model/internal/mutant"
@@ -329,8 +330,14 @@ func repartitionChangedParallelism(in *rrInput, newParallelism int, share bool) 
 			order[k] = k
 		}
 	}
+	if mutant.On(mutant.SplitNamesSorted) {
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(split.Key(a), split.Key(b)) })
+	}
 	for _, i := range order {
-		start = repartitionSplit(split.Key(i), splitLists[i], start, out)
+		next := repartitionSplit(split.Key(i), splitLists[i], start, out)
+		if !mutant.On(mutant.SplitStartNotCarried) {
+			start = next
+		}
 	}
 	repartitionUnion(&union, out)
 	repartitionBroadcast(&broadcast, out)

@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // OperatorID models org.apache.flink.runtime.jobgraph.OperatorID (an AbstractID: 16 bytes, the
@@ -212,6 +214,11 @@ func (h *IncrementalKeyedStateHandle) StateSize() int64 {
 func (h *IncrementalKeyedStateHandle) Intersection(r KeyGroupRange) KeyedStateHandle {
 	if h.Range.Intersection(r).IsEmpty() {
 		return nil
+	}
+	if mutant.On(mutant.IncrementalCutToRange) {
+		c := *h
+		c.Range = h.Range.Intersection(r)
+		return &c
 	}
 	return h
 }

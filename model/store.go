@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // RestoreMode models org.apache.flink.runtime.jobgraph.RestoreMode (Flink ≥ 1.15): how a job
@@ -257,8 +259,12 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 		}
 	}
 	s.checkpoints = append(s.checkpoints, cp)
+	capacity := s.maxRetained
+	if mutant.On(mutant.RetainOneExtra) {
+		capacity++
+	}
 	if s.version == Flink1101 {
-		for len(s.checkpoints) > s.maxRetained {
+		for len(s.checkpoints) > capacity {
 			old := s.checkpoints[0]
 			s.checkpoints[0] = nil
 			s.checkpoints = s.checkpoints[1:]
@@ -276,7 +282,7 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 		return u, nil
 	}
 
-	if len(s.checkpoints) > s.maxRetained {
+	if len(s.checkpoints) > capacity {
 		latest := s.checkpoints[len(s.checkpoints)-1]
 		var latestNonSavepoint *CompletedCheckpoint
 		for i := len(s.checkpoints) - 1; i >= 0; i-- {
@@ -288,7 +294,7 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 		kept := make([]*CompletedCheckpoint, 0, len(s.checkpoints))
 		n := len(s.checkpoints)
 		for _, c := range s.checkpoints {
-			if n > s.maxRetained && canSubsume(c, latest, latestNonSavepoint) {
+			if n > capacity && canSubsume(c, latest, latestNonSavepoint) {
 				n--
 				u.Subsumed = append(u.Subsumed, c.CheckpointID)
 				s.subsumed = append(s.subsumed, c)
@@ -303,9 +309,16 @@ func (s *CompletedCheckpointStore) AddCheckpointAndSubsumeOldestOne(cp *Complete
 		}
 		s.checkpoints = kept
 	}
-	for _, c := range s.checkpoints {
+	for k, c := range s.checkpoints {
 		if c.Properties.Savepoint {
 			continue
+		}
+		if mutant.On(mutant.SharedDiscardedWhileUsed) {
+			for _, d := range s.checkpoints[k:] {
+				if !d.Properties.Savepoint {
+					c = d
+				}
+			}
 		}
 		s.cleanSubsumed(c.CheckpointID, &u)
 		break

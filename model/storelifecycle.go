@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // The completed-checkpoint store's lifecycle (Flink 1.18; SPEC §H.4): the HA state-handle store
@@ -287,7 +289,7 @@ func (s *CompletedCheckpointStore) cleanSubsumed(lowest int64, u *StoreUpdate) {
 	waiting := s.subsumed[:0]
 	for _, old := range s.subsumed {
 		if old.CheckpointID < lowest && !slices.Contains(res.CheckpointsInUse, old.CheckpointID) {
-			if old.Properties.DiscardSubsumed {
+			if old.Properties.DiscardSubsumed && !mutant.On(mutant.SubsumedNotDiscarded) {
 				u.Discarded = append(u.Discarded, old.CheckpointID)
 				u.DiscardedPointers = append(u.DiscardedPointers, old.ExternalPointer)
 			}

@@ -47,7 +47,12 @@ func (e expectation) knownIssue(v model.FlinkVersion) string {
 // expectRestore asks the oracle for the outcome of restoring a snapshot of shape old into job j
 // on Flink version.
 func expectRestore(version model.FlinkVersion, old oracle.Shape, j Job, allowNonRestored bool) expectation {
-	oj := oracleJob(j)
+	return expectOracle(version, old, oracleJob(j), allowNonRestored)
+}
+
+// expectOracle asks the oracle for the outcome of restoring a snapshot of shape old into the job
+// oj describes on Flink version.
+func expectOracle(version model.FlinkVersion, old oracle.Shape, oj oracle.Job, allowNonRestored bool) expectation {
 	oj.RefuseMaxParallelismDisagreement = version == model.FlinkMaster
 	e := oracle.ExpectRestore(old, oj, allowNonRestored)
 	return expectation{Expectation: e, reason: refusalErrors[e.Reason]}
@@ -78,4 +83,19 @@ func oracleKeyType(t KeyType) oracle.KeyType {
 		return oracle.String
 	}
 	return oracle.Int
+}
+
+// maxParOf gives, for an accepted restore of a snapshot of shape old, the max parallelism the
+// oracle expects vertex v to restore with (the source adopts the stored one; it holds no keyed
+// state, so only its parallelism bound matters).
+func (e expectation) maxParOf(old oracle.Shape) func(v int) int {
+	return func(v int) int {
+		switch v {
+		case 0:
+			return old.SourceMax
+		case 1:
+			return e.KeyedMax
+		}
+		return e.StageMax[v-2]
+	}
 }

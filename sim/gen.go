@@ -20,6 +20,9 @@ const (
 	streamDAG         // the job's stage vertices
 	streamDAGSchedule // failures of stage subtasks, stage changes on restart
 	streamShape       // whether the job has a keyed vertex
+	streamJobFeatures // key values, state names, sparse snapshots, wide jobs
+	streamModes       // LEGACY among the restores that are not CLAIM
+	streamInPlace     // in-place rescales (adaptive scheduler)
 )
 
 // newStream returns the independent stream id of seed.
@@ -69,8 +72,54 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 			j.Stages = append(j.Stages, drawStage(rd, j, 2+k))
 		}
 	}
-	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, j, steps)}
+	drawFeatures(newStream(seed, streamJobFeatures), &j)
+	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
 }
+
+// WideParallelism is the parallelism from which Flink's default max parallelism exceeds 128
+// (SPEC §C: 1.5 × 86 = 129, rounded up to a power of two: 256).
+const WideParallelism = 86
+
+// drawFeatures draws the job's later swarm switches from their own stream (so that the jobs of
+// older seeds without them stay as they were): extreme and non-ASCII key values, several
+// SPLIT_DISTRIBUTE and UNION state names, sparse snapshots, and one job in eight wide: a keyed
+// vertex of parallelism 86 to 1,024 whose max parallelism is unconfigured (Flink's default,
+// above 128) or up to 32,768, often not a power of two.
+func drawFeatures(r *rand.Rand, j *Job) {
+	if r.IntN(4) == 0 {
+		j.KeyValues = ExtremeKeys
+	}
+	if n := 2 + r.IntN(MaxStateNames-1); r.IntN(3) == 0 && j.Source.Parallelism <= 64 {
+		// (Not for wide sources: every subtask receives every UNION element, p² handles.)
+		j.StateNames = n
+	}
+	if r.IntN(3) == 0 {
+		j.Sparse = true
+	}
+	if r.IntN(8) == 0 && j.HasKeyed() {
+		j.Keyed.Parallelism = WideParallelism + r.IntN(1024-WideParallelism+1)
+		switch r.IntN(3) {
+		case 0, 1:
+			j.Keyed.MaxParallelism = 0
+		default:
+			j.Keyed.MaxParallelism = max(j.Keyed.Parallelism, []int{1000, 1009, 4096, 5040, 30000, 32768}[r.IntN(6)])
+		}
+		j.NumKeys = max(j.NumKeys, 1000)
+		for k := range j.Stages { // forward stages follow their input's parallelism
+			st := &j.Stages[k]
+			if st.Edge == EdgeForward {
+				st.Config.Parallelism = j.Parallelism(st.Input)
+				if st.Config.MaxParallelism > 0 && st.Config.MaxParallelism < st.Config.Parallelism {
+					st.Config.MaxParallelism = 0
+				}
+			}
+		}
+	}
+}
+
+// maxRecordsPerStep bounds the records a process step reads over all source subtasks, to keep
+// the run time of wide jobs in check.
+const maxRecordsPerStep = 4096
 
 // drawParallelism: mostly 1..16, sometimes up to 64, rarely up to 1024.
 func drawParallelism(r *rand.Rand) int {
@@ -166,8 +215,24 @@ func drawStageChange(r *rand.Rand, c *Change, stages []Stage) {
 	c.Stages = next
 }
 
-func generateSteps(seed uint64, j Job, n int) []Step {
+func generateSteps(seed uint64, version model.FlinkVersion, j Job, n int) []Step {
 	r := newStream(seed, streamSchedule)
+	rm := newStream(seed, streamModes)
+	// mode draws the restore mode of a restore whose CLAIM flag was drawn already: NO_CLAIM or,
+	// one in three, LEGACY (where the version has restore modes; 1.10.1 has none, and its plan
+	// keeps NO_CLAIM there). The draw happens on every version, so that the plans of one seed
+	// differ between versions in that token only.
+	mode := func(claim bool) model.RestoreMode {
+		if claim {
+			return model.Claim
+		}
+		if legacy := rm.IntN(3) == 0; legacy && version != model.Flink1101 {
+			return model.Legacy
+		}
+		return model.NoClaim
+	}
+	ri := newStream(seed, streamInPlace)
+	adaptive := ri.IntN(4) == 0 // a quarter of the jobs are rescaled in place now and then
 	rs := newStream(seed, streamRescale)
 	rf := newStream(seed, streamFaults)
 	rd := newStream(seed, streamDAGSchedule)
@@ -181,6 +246,7 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 		switch x := r.IntN(100); {
 		case x < 33:
 			s = Step{Kind: Process, N: 1 + r.IntN(50)}
+			s.N = max(1, min(s.N, maxRecordsPerStep/max(1, src.Parallelism)))
 		case x < 40 && j.Broadcast:
 			s = Step{Kind: BroadcastUpdate, N: 1 + r.IntN(5)}
 		case x < 58:
@@ -212,7 +278,7 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 			case y < 7:
 				s = Step{Kind: JMFailover}
 			case y < 9:
-				s = Step{Kind: Resume, Claim: rf.IntN(2) == 0}
+				s = Step{Kind: Resume, Mode: mode(rf.IntN(2) == 0)}
 			case y < 10:
 				s = Step{Kind: Rollback, N: rf.IntN(4)}
 			default:
@@ -220,6 +286,7 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 			}
 		default:
 			c := drawChange(rs, src, keyed, sink)
+			c.Mode = mode(c.Mode == model.Claim)
 			if !j.HasKeyed() {
 				c.Keyed, c.AddSink, c.DropSink = VertexConfig{}, false, false
 			}
@@ -230,6 +297,22 @@ func generateSteps(seed uint64, j Job, n int) []Step {
 			if c.valid(keyed, stages) {
 				src, keyed, stages = c.Source, c.Keyed, c.Stages
 				sink = (sink && !c.DropSink) || c.AddSink
+			}
+		}
+		if adaptive && ri.IntN(8) == 0 { // this step becomes an in-place rescale instead
+			s = Step{Kind: Rescale, Parallelism: []int{rescale(ri, src.Parallelism)}}
+			src.Parallelism = s.Parallelism[0]
+			if keyed.Parallelism > 0 {
+				keyed.Parallelism = rescale(ri, keyed.Parallelism)
+				s.Parallelism = append(s.Parallelism, keyed.Parallelism)
+			}
+			if len(stages) > 0 && ri.IntN(2) == 0 {
+				s.Parallelism = append(s.Parallelism[:1], keyed.Parallelism) // (0 without a keyed vertex: unchanged)
+				stages = slices.Clone(stages)
+				for k := range stages {
+					stages[k].Config.Parallelism = rescale(ri, stages[k].Config.Parallelism)
+					s.Parallelism = append(s.Parallelism, stages[k].Config.Parallelism)
+				}
 			}
 		}
 		steps = append(steps, s)
@@ -261,7 +344,10 @@ func (c Change) valid(old VertexConfig, stages []Stage) bool {
 }
 
 func drawChange(r *rand.Rand, src, keyed VertexConfig, sink bool) Change {
-	c := Change{Source: src, Keyed: keyed, AllowNonRestoredState: r.IntN(3) == 0, Claim: r.IntN(2) == 0}
+	c := Change{Source: src, Keyed: keyed, AllowNonRestoredState: r.IntN(3) == 0}
+	if r.IntN(2) == 0 {
+		c.Mode = model.Claim
+	}
 	c.Source.Parallelism = rescale(r, src.Parallelism)
 	c.Keyed.Parallelism = rescale(r, keyed.Parallelism)
 	switch r.IntN(10) {

@@ -59,7 +59,10 @@ func derivedKey(k int) (string, int32) {
 }
 
 // keyOf renders key index k as the job's key value (its display form) and its Java hashCode.
-func keyOf(t KeyType, k int) (string, int32) {
+func keyOf(t KeyType, values KeyValues, k int) (string, int32) {
+	if values == ExtremeKeys {
+		return extremeKey(t, k)
+	}
 	switch t {
 	case KeyLong:
 		v := int64(k)<<33 | int64(k) // exercises Long.hashCode's high-bits fold
@@ -75,6 +78,50 @@ func keyOf(t KeyType, k int) (string, int32) {
 		return s, model.JavaStringHash(s)
 	default:
 		v := int32(k*7919 - 5000)
+		return strconv.Itoa(int(v)), model.JavaIntHash(v)
+	}
+}
+
+// Edge values of each key type: the first key indexes of an ExtremeKeys job. "Aa" and "BB" (and
+// "AaAa", "BBBB") have the same String.hashCode; "é" precomposed and decomposed are different
+// strings; the supplementary characters are UTF-16 surrogate pairs.
+var (
+	extremeInts    = []int32{math.MinInt32, math.MaxInt32, 0, -1, 1, math.MinInt32 + 1, math.MaxInt32 - 1, -2}
+	extremeLongs   = []int64{math.MinInt64, math.MaxInt64, 0, -1, 1, math.MinInt32, math.MaxInt32, 1 << 32, -1 << 32, math.MinInt64 + 1, math.MaxInt64 - 1, math.MaxUint32}
+	extremeStrings = []string{"", "Aa", "BB", "AaAa", "BBBB", "😀", "𝄞", "\U0010FFFF", "\uFFFF", "\u0000", "é", "e\u0301", "日本語", "ключ", "a😀b", "😀😀😀😀😀😀😀😀", "\uD7FF\uE000"}
+	// keyScripts are the alphabets of the later string keys: ASCII, Latin-1, Cyrillic, CJK,
+	// and supplementary planes (emoji, musical symbols, CJK extension B).
+	keyScripts = [][]rune{[]rune("abcXYZ09-_"), []rune("äöüßñçø"), []rune("жщюяЁ"), []rune("日本語中文한국"), []rune("😀🎉🚀𝄞𝄢𠀀𠜎")}
+)
+
+// extremeKey renders key index k of an ExtremeKeys job: the edge values first, then values
+// spread over the whole type (a bijective mix of k, so distinct indexes give distinct ints and
+// longs; strings carry k in a suffix).
+func extremeKey(t KeyType, k int) (string, int32) {
+	h := mix64(uint64(k) + 0x2545f4914f6cdd1d)
+	switch t {
+	case KeyLong:
+		v := int64(h)
+		if k < len(extremeLongs) {
+			v = extremeLongs[k]
+		}
+		return strconv.FormatInt(v, 10), model.JavaLongHash(v)
+	case KeyString:
+		if k < len(extremeStrings) {
+			return extremeStrings[k], model.JavaStringHash(extremeStrings[k])
+		}
+		var b []rune
+		for i := range 1 + int(h%9) {
+			sc := keyScripts[(h>>(8+3*i))%uint64(len(keyScripts))]
+			b = append(b, sc[(h>>(20+2*i))%uint64(len(sc))])
+		}
+		s := string(b) + "#" + strconv.Itoa(k)
+		return s, model.JavaStringHash(s)
+	default:
+		v := int32(uint32(k)*0x9e3779b1 ^ 0x5bd1e995) // bijective on 32 bits: distinct keys
+		if k < len(extremeInts) {
+			v = extremeInts[k]
+		}
 		return strconv.Itoa(int(v)), model.JavaIntHash(v)
 	}
 }

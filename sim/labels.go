@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+
+	"github.com/restoresim/restoresim/model"
 )
 
 // Labels classifies a plan by the features it exercises, for sweep summaries and coverage
@@ -28,9 +31,36 @@ func Labels(p Plan) []string {
 		set["chain-sink"] = true
 	}
 	dagLabels(set, p.Job)
+	jobFeatureLabels(set, p.Job)
 	cur := p.Job
 	for _, s := range p.Steps {
 		switch s.Kind {
+		case Resume:
+			set["resume"] = true
+			set[modeLabel(s.Mode)] = true
+		case Rescale:
+			set["rescale-in-place"] = true
+			if p.Job.Incremental {
+				set["rescale-in-place-incremental"] = true
+			}
+			for v, n := range s.Parallelism {
+				if v >= cur.NumVertices() || n == 0 || (v == 1 && !cur.HasKeyed()) {
+					continue
+				}
+				if v == 1 && n != cur.Keyed.Parallelism {
+					set["rescale-in-place-keyed"] = true
+				}
+				switch v {
+				case 0:
+					cur.Source.Parallelism = n
+				case 1:
+					cur.Keyed.Parallelism = n
+				default:
+					cur.Stages = slices.Clone(cur.Stages)
+					cur.Stages[v-2].Config.Parallelism = n
+				}
+			}
+			parallelismLabels(set, cur)
 		case Checkpoint:
 			if s.Abort {
 				set["checkpoint-declined"] = true
@@ -70,11 +100,7 @@ func Labels(p Plan) []string {
 			if c.AllowNonRestoredState {
 				set["allow-non-restored"] = true
 			}
-			if c.Claim {
-				set["restore-claim"] = true
-			} else {
-				set["restore-no-claim"] = true
-			}
+			set[modeLabel(c.Mode)] = true
 			if c.DropSink {
 				set["operator-removed"] = true
 			}
@@ -83,6 +109,7 @@ func Labels(p Plan) []string {
 			}
 			stageChangeLabels(set, cur.Stages, c.Stages)
 			dagLabels(set, Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages})
+			parallelismLabels(set, Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages})
 			cur.Source, cur.Keyed, cur.Stages = c.Source, c.Keyed, c.Stages
 		case Fail:
 			set["fail"] = true
@@ -99,6 +126,75 @@ func Labels(p Plan) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// jobFeatureLabels labels the job line's key values, source state names and sparse snapshots:
+// keys-extreme; op-state-split-names and op-state-union-names when the source keeps splits in
+// several SPLIT_DISTRIBUTE (UNION) states; sparse, and sparse-idle-source when some source subtask
+// holds no split (its snapshot then has no entry for it).
+func jobFeatureLabels(set map[string]bool, j Job) {
+	if j.KeyValues == ExtremeKeys {
+		set["keys-extreme"] = true
+	}
+	split, union := 0, 0
+	for k := range min(j.Splits, j.numSourceStates()) {
+		if _, mode := j.sourceState(k); mode == model.Union {
+			union++
+		} else {
+			split++
+		}
+	}
+	if split > 1 {
+		set["op-state-split-names"] = true
+	}
+	if union > 1 {
+		set["op-state-union-names"] = true
+	}
+	if j.Sparse {
+		set["sparse"] = true
+		if j.Source.Parallelism > j.Splits {
+			set["sparse-idle-source"] = true
+		}
+	}
+	parallelismLabels(set, j)
+}
+
+// parallelismLabels labels wide vertices: parallelism-wide (some vertex at parallelism 86 or
+// more), parallelism-above-512, max-parallelism-default-above-128 (a vertex of parallelism 86 or
+// more without a configured max parallelism: Flink's default then exceeds 128),
+// max-parallelism-non-power-of-two and max-parallelism-large (configured, 4,096 or more).
+func parallelismLabels(set map[string]bool, j Job) {
+	for _, v := range j.present() {
+		c := j.vertexConfig(v)
+		if c.Parallelism >= WideParallelism {
+			set["parallelism-wide"] = true
+			if c.MaxParallelism == 0 {
+				set["max-parallelism-default-above-128"] = true
+			}
+		}
+		if c.Parallelism > 512 {
+			set["parallelism-above-512"] = true
+		}
+		if m := c.MaxParallelism; m > 0 {
+			if m&(m-1) != 0 {
+				set["max-parallelism-non-power-of-two"] = true
+			}
+			if m >= 4096 {
+				set["max-parallelism-large"] = true
+			}
+		}
+	}
+}
+
+// modeLabel labels a restore mode: restore-claim, restore-no-claim, restore-legacy.
+func modeLabel(m model.RestoreMode) string {
+	switch m {
+	case model.Claim:
+		return "restore-claim"
+	case model.Legacy:
+		return "restore-legacy"
+	}
+	return "restore-no-claim"
 }
 
 func backendName(j Job) string {

@@ -74,21 +74,30 @@ func (w *World) storeLocal(md model.CheckpointMetadata) {
 		v, p  int
 		opIdx []int // the vertex's operators' positions in the metadata
 	}
-	vertices := []vertexOps{{0, len(w.src), []int{0}}, {1, len(w.keyed), w.keyedOperatorIndexes()}}
+	// indexes lists the metadata positions of the operators of uids (a snapshot may lack an
+	// operator: 1.10.1's has none without an entry).
+	indexes := func(uids ...string) []int {
+		var out []int
+		for _, uid := range uids {
+			id := model.OperatorIDFromUID(uid)
+			for n := range md.Operators {
+				if md.Operators[n].OperatorID == id {
+					out = append(out, n)
+				}
+			}
+		}
+		return out
+	}
+	keyedOps := []string{w.job.Keyed.UID} // the keyed operator, then the sink chained to it
+	if w.job.Sink {
+		keyedOps = append(keyedOps, sinkUID)
+	}
+	vertices := []vertexOps{{0, len(w.src), indexes(w.job.Source.UID)}, {1, len(w.keyed), indexes(keyedOps...)}}
 	for k, st := range w.job.Stages {
 		if !st.Keyed {
 			continue // stateless: nothing to keep
 		}
-		vo := vertexOps{v: 2 + k, p: st.Config.Parallelism}
-		for _, uid := range w.job.StageUIDs(k) {
-			id := model.OperatorIDFromUID(uid)
-			for n := range md.Operators {
-				if md.Operators[n].OperatorID == id {
-					vo.opIdx = append(vo.opIdx, n)
-				}
-			}
-		}
-		vertices = append(vertices, vo)
+		vertices = append(vertices, vertexOps{v: 2 + k, p: st.Config.Parallelism, opIdx: indexes(w.job.StageUIDs(k)...)})
 	}
 	for _, vo := range vertices {
 		v, opIdx := vo.v, vo.opIdx
@@ -107,15 +116,6 @@ func (w *World) storeLocal(md model.CheckpointMetadata) {
 			w.local[s][md.CheckpointID] = snap
 		}
 	}
-}
-
-// keyedOperatorIndexes are the metadata positions of the keyed vertex's operators: the keyed
-// operator, then the sink chained to it (stages, stateless, keep no local copies).
-func (w *World) keyedOperatorIndexes() []int {
-	if w.job.Sink {
-		return []int{1, 2}
-	}
-	return []int{1}
 }
 
 // confirmLocal models TaskLocalStateStore.confirmCheckpoint: local copies of checkpoints older

@@ -83,7 +83,7 @@ type foldCache struct {
 // expectedKeyed folds the input log from base up to offsets: key → (sum, count).
 func (w *World) expectedKeyed(offsets map[int]int64) map[string][2]int64 {
 	return w.foldLog(&w.fold, w.base, offsets, func(k int) string {
-		name, _ := keyOf(w.job.KeyType, k)
+		name, _ := keyOf(w.job.KeyType, w.job.KeyValues, k)
 		return name
 	})
 }
@@ -170,8 +170,9 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 	if !maps.Equal(want, got) {
 		w.violate(step, InvSplits, "source split offsets differ from the expected ones", cmp.Diff(want, got))
 	}
-	// Union: right after a restore every subtask holds the complete list.
-	if afterRestore && w.job.UnionOffsets {
+	// Union: right after a restore every subtask holds the complete lists.
+	if afterRestore && w.job.hasUnion() {
+		want := w.job.unionPart(want)
 		for i, t := range w.src {
 			m := map[int]int64{}
 			for _, so := range t.unionReceived {

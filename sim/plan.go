@@ -22,6 +22,21 @@ const (
 
 var keyTypeNames = map[KeyType]string{KeyInt: "int", KeyLong: "long", KeyString: "string"}
 
+// KeyValues is how key indexes map to key values (see keyOf).
+type KeyValues uint8
+
+const (
+	// PlainKeys are the simulator's first key values: ints k·7919 − 5000, longs with the high
+	// word set, "user-k" strings (every seventh Cyrillic with an emoji).
+	PlainKeys KeyValues = iota
+	// ExtremeKeys start with the edge values of the type (MinInt32, MaxInt32, MinInt64, MaxInt64,
+	// 0, −1; for strings the empty string, surrogate pairs, U+FFFF, U+10FFFF, "Aa"/"BB", whose
+	// String.hashCode collide) and continue with values spread over the whole type: negative and
+	// positive ints and longs, strings of several scripts with supplementary characters (UTF-16
+	// surrogate pairs count as two code units in String.hashCode).
+	ExtremeKeys
+)
+
 func (k KeyType) String() string { return keyTypeNames[k] }
 
 // KeyDist is the distribution keys are drawn from.
@@ -49,12 +64,26 @@ type Job struct {
 	KeyType KeyType
 	KeyDist KeyDist
 	NumKeys int
+	// KeyValues picks the key values (rendered as a fourth part of keys=, "extreme").
+	KeyValues KeyValues
 	// Splits is the number of source splits (Kafka partitions); their read offsets are the
 	// source's operator state.
 	Splits int
 	// UnionOffsets keeps the source offsets in UNION list state (the legacy Kafka consumer) instead
 	// of SPLIT_DISTRIBUTE list state (the Source API's readers).
 	UnionOffsets bool
+	// StateNames spreads the source's offsets over that many named list states (split s in state
+	// s mod StateNames, see sourceStateOf): states of even index have the offsets mode, those of
+	// odd index the other one, so three or more give several SPLIT_DISTRIBUTE and UNION names in
+	// one operator, whose order (Java HashMap order, SPEC §E.4) drives the round robin. 0 or 1:
+	// one state ("splits" or "offsets").
+	StateNames int
+	// Sparse: the operators register their states lazily, so a subtask that has nothing to store
+	// (a source subtask without splits of a state, a keyed subtask that saw no key) writes no
+	// handle for it, and a subtask whose operators all have nothing acknowledges the checkpoint
+	// without state: its operators' snapshots then have no entry for it (Flink's PendingCheckpoint
+	// records no subtask state for a task that acknowledged none).
+	Sparse bool
 	// Broadcast adds a BROADCAST map state ("rules") to the keyed operator.
 	Broadcast bool
 	// RawKeyed adds raw keyed state (per-key counts, like timers) to the keyed operator.
@@ -107,6 +136,9 @@ func (e EdgeKind) Pattern() model.DistributionPattern {
 
 // MaxStages bounds Job.Stages: with the source and the keyed vertex, six vertices.
 const MaxStages = 4
+
+// MaxStateNames bounds Job.StateNames.
+const MaxStateNames = 6
 
 // MaxChain bounds a stage's chain length.
 const MaxChain = 3
@@ -320,6 +352,12 @@ const (
 	// handed over in CLAIM mode, counting modulo their number): canonical savepoints are
 	// self-contained, so it must be restorable after every checkpoint around it was discarded.
 	Rollback
+	// Rescale is the adaptive scheduler's (and reactive mode's) in-place rescale
+	// (SPEC-VERSIONS.md §8.1): the same job, on the same JobManager, restores its latest completed
+	// checkpoint at new parallelisms (Step.Parallelism), without a savepoint; the store, the
+	// shared-state registry and the checkpoint ID counter carry on, so incremental shared files are
+	// shared across the rescale.
+	Rescale
 )
 
 // FaultKind is what a Fault step damages.
@@ -340,7 +378,7 @@ func (f FaultKind) String() string { return faultNames[f] }
 
 var stepNames = map[StepKind]string{Process: "process", BroadcastUpdate: "broadcast", Checkpoint: "checkpoint",
 	Savepoint: "savepoint", Fail: "fail", Restart: "restart", Retain: "retain", TMRestart: "tm-restart",
-	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume", Rollback: "rollback"}
+	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume", Rollback: "rollback", Rescale: "rescale"}
 
 func (k StepKind) String() string { return stepNames[k] }
 
@@ -358,10 +396,13 @@ type Step struct {
 	TM int
 	// Fault is what a Fault step damages.
 	Fault FaultKind
-	// Claim: a Resume in CLAIM mode.
-	Claim bool
+	// Mode is a Resume's restore mode (NO_CLAIM, CLAIM or LEGACY).
+	Mode model.RestoreMode
 	// Restart changes (Restart only).
 	Change Change
+	// Parallelism is a Rescale's new parallelism per vertex index (0 source, 1 keyed, 2+k stage
+	// k); 0, or an index past the end, leaves a vertex's parallelism as it is.
+	Parallelism []int
 }
 
 // Change is what a stop-with-savepoint-and-restart changes.
@@ -373,8 +414,8 @@ type Change struct {
 	DropSink, AddSink bool
 	// AllowNonRestoredState is the restore flag.
 	AllowNonRestoredState bool
-	// Claim restores in CLAIM mode (default NO_CLAIM).
-	Claim bool
+	// Mode is the restore mode (default NO_CLAIM).
+	Mode model.RestoreMode
 }
 
 // Plan is a whole simulation: the job and its schedule. It is plain data: it can be rendered as
@@ -389,7 +430,17 @@ type Plan struct {
 // String renders the job in scenario syntax.
 func (j Job) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "job keys=%s/%s/%d splits=%d offsets=%s", j.KeyType, j.KeyDist, j.NumKeys, j.Splits, map[bool]string{false: "split", true: "union"}[j.UnionOffsets])
+	fmt.Fprintf(&b, "job keys=%s/%s/%d", j.KeyType, j.KeyDist, j.NumKeys)
+	if j.KeyValues == ExtremeKeys {
+		b.WriteString("/extreme")
+	}
+	fmt.Fprintf(&b, " splits=%d offsets=%s", j.Splits, map[bool]string{false: "split", true: "union"}[j.UnionOffsets])
+	if j.StateNames > 1 {
+		fmt.Fprintf(&b, " names=%d", j.StateNames)
+	}
+	if j.Sparse {
+		b.WriteString(" sparse=true")
+	}
 	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
 	fmt.Fprintf(&b, " tms=%d local-recovery=%t", j.TaskManagers, j.LocalRecovery)
 	fmt.Fprintf(&b, " source=%s keyed=%s", j.Source, keyedString(j.Keyed))
@@ -445,10 +496,15 @@ func (s Step) String() string {
 	case Rollback:
 		return fmt.Sprintf("rollback n=%d", s.N)
 	case Resume:
-		if s.Claim {
-			return "resume claim"
+		return "resume" + modeString(s.Mode)
+	case Rescale:
+		out := "rescale"
+		for v, p := range s.Parallelism {
+			if p > 0 {
+				out += fmt.Sprintf(" %s=%d", VertexName(v), p)
+			}
 		}
-		return "resume"
+		return out
 	case Restart:
 		c := s.Change
 		out := fmt.Sprintf("restart source=%s keyed=%s", c.Source, keyedString(c.Keyed)) + stagesString(c.Stages)
@@ -461,10 +517,18 @@ func (s Step) String() string {
 		if c.AllowNonRestoredState {
 			out += " allow-non-restored"
 		}
-		if c.Claim {
-			out += " claim"
-		}
-		return out
+		return out + modeString(c.Mode)
 	}
 	return fmt.Sprintf("step(%d)", s.Kind)
+}
+
+// modeString renders a restore mode as a step's flag: "" for NO_CLAIM, " claim", " legacy".
+func modeString(m model.RestoreMode) string {
+	switch m {
+	case model.Claim:
+		return " claim"
+	case model.Legacy:
+		return " legacy"
+	}
+	return ""
 }

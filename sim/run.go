@@ -46,6 +46,8 @@ type World struct {
 
 	violations []Violation
 	trace      []string
+	// live is the oracle's record of which snapshots are alive (InvNoLeak).
+	live liveness
 	// fold caches the oracle's expected keyed state between checks.
 	fold foldCache
 	// known, when set, attributes the current step's violations to a known Flink issue.
@@ -61,13 +63,15 @@ type World struct {
 	usedLocal int
 	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment).
 	lastSourceRead sourceRead
-	// emptySource is the content of the operator-state files of source subtasks without splits
-	// (sourceFile), for the state name emptySourceName.
-	emptySource     any
-	emptySourceName string
 	// Storage faults injected: checkpoints whose metadata or files were damaged, files deleted.
 	damagedCkpt  map[int64]bool
 	faultDeleted map[string]bool
+	// In-place rescales (adaptive scheduler): the parallelisms the running job's scheduler started
+	// with, per vertex; inPlace during a rescale; generation counts the rescales, so that rescaled
+	// backends get new identities.
+	schedPar   []int
+	inPlace    bool
+	generation int
 }
 
 // Result is the outcome of running a plan.
@@ -88,17 +92,21 @@ func Run(p Plan) Result {
 	for i, s := range p.Steps {
 		w.step(i, s)
 	}
+	if len(p.Steps) > 0 {
+		w.checkNoLeak(len(p.Steps) - 1)
+	}
 	SortViolations(w.violations)
 	return Result{Plan: p, Trace: w.trace, Violations: w.violations}
 }
 
 func newWorld(p Plan) *World {
 	w := &World{plan: p, job: p.Job, fs: newMemFS(p.Version), facts: map[int64]snapshotFacts{}, base: map[int]int64{},
-		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}}
+		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}, live: newLiveness()}
 	w.retained = model.DefaultNumRetainedCheckpoints
 	w.co = newCoordinator(p.Version, w.retained)
 	w.store = w.newStore()
 	w.startFresh()
+	w.startScheduler()
 	w.checkFreshMaxPar(0)
 	w.tracef("%s -> started %s", p.Job, w.running())
 	return w
@@ -146,17 +154,17 @@ func configuredMaxPar(v VertexConfig) (int, bool) {
 // startFresh starts the running job with no state: splits assigned round robin, offsets 0.
 func (w *World) startFresh() {
 	w.epoch++
-	w.srcMaxPar, _ = configuredMaxPar(w.job.Source)
+	w.srcMaxPar = w.freshMaxPar(0)
 	w.maxPar = 0
 	if w.job.HasKeyed() {
-		w.maxPar, _ = configuredMaxPar(w.job.Keyed)
+		w.maxPar = w.freshMaxPar(1)
 	}
 	w.stageMax = make([]int, len(w.job.Stages))
 	w.stageKeyed = make([][]*keyedTask, len(w.job.Stages))
 	w.stageBase = make([]map[int]int64, len(w.job.Stages))
 	w.stageFold = make([]foldCache, len(w.job.Stages))
 	for k, st := range w.job.Stages {
-		w.stageMax[k], _ = configuredMaxPar(st.Config)
+		w.stageMax[k] = w.freshMaxPar(2 + k)
 		w.stageBase[k] = map[int]int64{}
 		if st.Keyed {
 			w.stageKeyed[k] = w.newStageTasks(k, w.stageMax[k])
@@ -173,23 +181,40 @@ func (w *World) startFresh() {
 	w.applied = 0
 }
 
+// freshMaxPar is vertex v's max parallelism when it starts without state: the configured one,
+// else Flink's default for its parallelism — during an in-place rescale for the parallelism the
+// scheduler started with.
+func (w *World) freshMaxPar(v int) int {
+	c := w.job.vertexConfig(v)
+	if w.inPlace && c.MaxParallelism == 0 {
+		c.Parallelism = w.schedulerParallelism(v)
+	}
+	m, _ := configuredMaxPar(c)
+	return m
+}
+
 // checkFreshMaxPar checks the max parallelism of every vertex of a job started without state
-// against the oracle's: the configured one, else Flink's default for the parallelism.
+// against the oracle's: the configured one, else Flink's default for the parallelism (for the
+// scheduler's starting one during an in-place rescale).
 func (w *World) checkFreshMaxPar(step int) {
-	want := func(c VertexConfig) int {
+	want := func(v int) int {
+		c := w.job.vertexConfig(v)
 		if c.MaxParallelism > 0 {
 			return c.MaxParallelism
 		}
+		if w.inPlace {
+			return oracle.DefaultMaxParallelism(w.schedulerParallelism(v))
+		}
 		return oracle.DefaultMaxParallelism(c.Parallelism)
 	}
-	if m := want(w.job.Source); w.srcMaxPar != m {
+	if m := want(0); w.srcMaxPar != m {
 		w.violate(step, InvKeyOwner, fmt.Sprintf("source runs with max parallelism %d, want %d", w.srcMaxPar, m), "")
 	}
 	if w.job.HasKeyed() {
-		w.checkMaxPar(step, want(w.job.Keyed))
+		w.checkMaxPar(step, want(1))
 	}
-	for k, st := range w.job.Stages {
-		if m := want(st.Config); w.stageMax[k] != m {
+	for k := range w.job.Stages {
+		if m := want(2 + k); w.stageMax[k] != m {
 			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")
 		}
 	}
@@ -211,7 +236,7 @@ func (w *World) keyedTasks(vertex string, p, maxPar int, keyType KeyType, broadc
 		if err != nil {
 			panic("sim: internal error: " + err.Error())
 		}
-		ts[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, i))
+		ts[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, w.generation, i))
 		if broadcast {
 			ts[i].rules[appliedRule] = 0
 		}
@@ -265,9 +290,11 @@ func (w *World) step(i int, s Step) {
 	case Fault:
 		w.tracef("%s -> %s", s, w.fault(s.Fault))
 	case Resume:
-		w.tracef("%s -> %s", s, w.resume(i, s.Claim))
+		w.tracef("%s -> %s", s, w.resume(i, s.Mode))
 	case Rollback:
 		w.tracef("%s -> %s", s, w.rollback(i, s.N))
+	case Rescale:
+		w.tracef("%s -> %s", s, w.rescaleInPlace(i, s.Parallelism))
 	default:
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}
@@ -288,7 +315,7 @@ func (w *World) process(n int) {
 			r := recordAt(w.plan.Seed, &w.job, s, t.offsets[s])
 			t.offsets[s]++
 			if len(w.keyed) > 0 {
-				key, hash := keyOf(w.job.KeyType, r.key)
+				key, hash := keyOf(w.job.KeyType, w.job.KeyValues, r.key)
 				dst := w.keyed[model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))]
 				e := dst.values[key]
 				if e == nil {

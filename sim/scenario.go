@@ -143,6 +143,9 @@ func (p Plan) Validate() error {
 	}
 	addStages(j)
 	for _, s := range p.Steps {
+		if (s.Mode == model.Legacy || s.Change.Mode == model.Legacy) && p.Version == model.Flink1101 {
+			return fmt.Errorf("%s: Flink 1.10.1 has no restore modes (legacy)", s.Kind)
+		}
 		if s.Kind != Restart {
 			continue
 		}
@@ -193,7 +196,7 @@ func parseJob(tokens []string) (Job, error) {
 		return Job{}, err
 	}
 	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true,
-		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true}
+		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true, "names": true, "sparse": true}
 	for k := range m {
 		if !known[k] && !isStageKey(k) {
 			return Job{}, fmt.Errorf("unknown field %q", k)
@@ -201,8 +204,11 @@ func parseJob(tokens []string) (Job, error) {
 	}
 	var j Job
 	kp := strings.Split(m["keys"], "/")
+	if len(kp) == 4 && kp[3] == "extreme" {
+		j.KeyValues, kp = ExtremeKeys, kp[:3]
+	}
 	if len(kp) != 3 {
-		return Job{}, fmt.Errorf("keys=%q: want TYPE/DISTRIBUTION/COUNT, e.g. int/uniform/100", m["keys"])
+		return Job{}, fmt.Errorf("keys=%q: want TYPE/DISTRIBUTION/COUNT[/extreme], e.g. int/uniform/100", m["keys"])
 	}
 	if j.KeyType = KeyType(lookup(keyTypeNames, kp[0])); j.KeyType == 0 {
 		return Job{}, fmt.Errorf("unknown key type %q (want int, long or string)", kp[0])
@@ -223,6 +229,14 @@ func parseJob(tokens []string) (Job, error) {
 	default:
 		return Job{}, fmt.Errorf("offsets=%q: want split or union", m["offsets"])
 	}
+	if m["names"] != "" {
+		if j.StateNames, err = positive("names", m["names"], MaxStateNames); err != nil {
+			return Job{}, err
+		}
+		if j.StateNames == 1 {
+			j.StateNames = 0 // one state, as without names=
+		}
+	}
 	switch m["backend"] {
 	case "full", "":
 	case "incremental":
@@ -236,7 +250,7 @@ func parseJob(tokens []string) (Job, error) {
 			return Job{}, err
 		}
 	}
-	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink, "local-recovery": &j.LocalRecovery} {
+	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink, "local-recovery": &j.LocalRecovery, "sparse": &j.Sparse} {
 		if *dst, err = parseBool(m, k); err != nil {
 			return Job{}, err
 		}
@@ -458,7 +472,7 @@ func parseVertex(name, s string) (VertexConfig, error) {
 func parseStep(f []string) (Step, error) {
 	kind := StepKind(lookup(stepNames, f[0]))
 	if kind == 0 {
-		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume or rollback)")
+		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume, rollback or rescale)")
 	}
 	m, err := args(f[1:])
 	if err != nil {
@@ -466,10 +480,11 @@ func parseStep(f []string) (Step, error) {
 	}
 	s := Step{Kind: kind}
 	allowed := map[StepKind][]string{Process: {"n"}, BroadcastUpdate: {"n"}, Retain: {"n"}, Checkpoint: {"abort"},
-		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim"},
-		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim"}, Rollback: {"n"}}[kind]
+		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim", "legacy"},
+		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim", "legacy"}, Rollback: {"n"},
+		Rescale: {"source", "keyed"}}[kind]
 	for k := range m {
-		ok := kind == Restart && isStageKey(k)
+		ok := (kind == Restart || kind == Rescale) && isStageKey(k)
 		for _, a := range allowed {
 			ok = ok || a == k
 		}
@@ -508,7 +523,13 @@ func parseStep(f []string) (Step, error) {
 			return Step{}, fmt.Errorf("kind=%q: want delete-file, truncate-metadata or delete-metadata", m["kind"])
 		}
 	case Resume:
-		_, s.Claim = m["claim"]
+		if s.Mode, err = parseMode(m); err != nil {
+			return Step{}, err
+		}
+	case Rescale:
+		if s.Parallelism, err = parseRescale(m); err != nil {
+			return Step{}, err
+		}
 	case Restart:
 		c := &s.Change
 		if c.Source, err = parseVertex("source", m["source"]); err != nil {
@@ -526,7 +547,53 @@ func parseStep(f []string) (Step, error) {
 		_, c.DropSink = m["drop-sink"]
 		_, c.AddSink = m["add-sink"]
 		_, c.AllowNonRestoredState = m["allow-non-restored"]
-		_, c.Claim = m["claim"]
+		if c.Mode, err = parseMode(m); err != nil {
+			return Step{}, err
+		}
 	}
 	return s, nil
+}
+
+// parseMode reads a restore mode from the flags claim and legacy (neither: NO_CLAIM).
+func parseMode(m map[string]string) (model.RestoreMode, error) {
+	_, claim := m["claim"]
+	_, legacy := m["legacy"]
+	switch {
+	case claim && legacy:
+		return 0, fmt.Errorf("claim and legacy: one restore mode only")
+	case claim:
+		return model.Claim, nil
+	case legacy:
+		return model.Legacy, nil
+	}
+	return model.NoClaim, nil
+}
+
+// parseRescale reads a rescale's new parallelisms: source=N keyed=N v2=N …, at least one.
+func parseRescale(m map[string]string) ([]int, error) {
+	var out []int
+	for k, v := range m {
+		idx := 0
+		switch {
+		case k == "keyed":
+			idx = 1
+		case isStageKey(k):
+			idx, _ = strconv.Atoi(k[1:])
+			if idx > 1+MaxStages {
+				return nil, fmt.Errorf("%s: at most %d stages", k, MaxStages)
+			}
+		}
+		p, err := positive(k+" parallelism", v, model.UpperBoundMaxParallelism)
+		if err != nil {
+			return nil, err
+		}
+		for len(out) <= idx {
+			out = append(out, 0)
+		}
+		out[idx] = p
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("want at least one of source=N keyed=N v2=N …")
+	}
+	return out, nil
 }

@@ -2,7 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
+	"strings"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
@@ -24,40 +25,41 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	md := model.CheckpointMetadata{CheckpointID: id}
 
-	// Source: the offsets as SPLIT_DISTRIBUTE or UNION list state.
+	// Source: the offsets as SPLIT_DISTRIBUTE or UNION list states (Job.sourceState), every state
+	// in every subtask's handle — or, sparse, only those with elements, and no handle (no entry)
+	// for a subtask without any.
 	srcState := model.OperatorState{
 		OperatorID: model.OperatorIDFromUID(w.job.Source.UID), Parallelism: len(w.src), MaxParallelism: w.srcMaxPar,
 		Subtasks: make([]*model.OperatorSubtaskState, len(w.src)),
 	}
-	name, mode := stateSplits, model.SplitDistribute
-	if w.job.UnionOffsets {
-		name, mode = stateOffsets, model.Union
-	}
-	// One allocation per kind for all subtasks: a wide source has mostly subtasks without splits.
-	subtasks := make([]model.OperatorSubtaskState, len(w.src))
-	handles := make([]model.OperatorStateHandle, len(w.src))
-	states := make([]model.NamedOperatorState, len(w.src))
-	offsets := make([]int64, w.job.Splits) // all subtasks' offset arrays (more only if splits are duplicated)
+	n := w.job.numSourceStates()
 	for i, t := range w.src {
-		var list []splitOffset
+		lists := make(map[string][]splitOffset, n)
 		for _, s := range sortedInts(t.offsets) {
-			list = append(list, splitOffset{Split: s, Offset: t.offsets[s]})
+			name, _ := w.job.sourceState(s % n)
+			lists[name] = append(lists[name], splitOffset{Split: s, Offset: t.offsets[s]})
 		}
-		n := len(list)
-		var offs []int64
-		if n <= len(offsets) {
-			offs, offsets = offsets[:n:n], offsets[n:]
-		} else {
-			offs = make([]int64, n)
+		var states []model.NamedOperatorState
+		size := 8
+		for k := range n {
+			name, mode := w.job.sourceState(k)
+			list := lists[name]
+			if len(list) == 0 && w.job.Sparse {
+				continue
+			}
+			offs := make([]int64, len(list))
+			for k := range offs {
+				offs[k] = int64(k)
+			}
+			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs})
+			size += 16 * len(list)
 		}
-		for k := range offs {
-			offs[k] = int64(k)
+		if len(states) == 0 {
+			continue // sparse: nothing to store, no entry
 		}
-		states[i] = model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs}
-		handles[i] = model.OperatorStateHandle{Delegate: w.fs.put(dir+"/op-source-"+strconv.Itoa(i), w.sourceFile(name, list), int64(16*len(list)+8)),
-			States: states[i : i+1 : i+1]}
-		subtasks[i] = model.OperatorSubtaskState{ManagedOperatorState: handles[i : i+1 : i+1]}
-		srcState.Subtasks[i] = &subtasks[i]
+		slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
+		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
+		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{Delegate: h, States: states}}}
 	}
 	md.Operators = append(md.Operators, srcState)
 
@@ -69,11 +71,13 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		}
 		for i, t := range w.keyed {
 			st := &model.OperatorSubtaskState{}
-			st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
-			if w.job.RawKeyed {
-				st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+			if keys := len(t.values) > 0; keys || !w.job.Sparse { // sparse: no keyed handle without keys
+				st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
+				if w.job.RawKeyed {
+					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+				}
 			}
-			if w.job.Broadcast {
+			if w.job.Broadcast && (w.applied > 0 || !w.job.Sparse) { // sparse: no handle before the first update
 				rules := make(map[string]int64, len(t.rules))
 				for k, v := range t.rules {
 					rules[k] = v
@@ -82,19 +86,24 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
 					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{0}}}}}
 			}
-			keyedState.Subtasks[i] = st
+			if st.HasState() || !w.job.Sparse { // a task without state acknowledges none: no entry
+				keyedState.Subtasks[i] = st
+			}
 		}
 		md.Operators = append(md.Operators, keyedState)
 	}
 
-	// Sink: stateless, but present in the metadata with empty subtask states, as Flink writes it.
+	// Sink: stateless, but present in the metadata with empty subtask states, as Flink writes it
+	// (an entry for each subtask whose task acknowledged state: all, unless sparse).
 	if w.job.Sink {
 		sinkState := model.OperatorState{
 			OperatorID: model.OperatorIDFromUID(sinkUID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
 			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
 		}
 		for i := range sinkState.Subtasks {
-			sinkState.Subtasks[i] = &model.OperatorSubtaskState{}
+			if md.Operators[len(md.Operators)-1].Subtasks[i] != nil {
+				sinkState.Subtasks[i] = &model.OperatorSubtaskState{}
+			}
 		}
 		md.Operators = append(md.Operators, sinkState)
 	}
@@ -112,6 +121,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			if st.Keyed {
 				os.Subtasks = make([]*model.OperatorSubtaskState, st.Config.Parallelism)
 				for i, t := range w.stageKeyed[k] {
+					if w.job.Sparse && len(t.values) == 0 {
+						continue // the task has no state: no entry for any of its operators
+					}
 					os.Subtasks[i] = &model.OperatorSubtaskState{}
 					if u == 0 {
 						os.Subtasks[i].ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("%s-keyed-%d", VertexName(2+k), i), w.stageMax[k], savepoint)}
@@ -121,24 +133,19 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			md.Operators = append(md.Operators, os)
 		}
 	}
+	if !w.writesStatelessStates() {
+		// 1.10.1's PendingCheckpoint creates an operator's state only when a subtask acknowledges
+		// state for it: an operator without any entry is not in the snapshot.
+		md.Operators = slices.DeleteFunc(md.Operators, func(os model.OperatorState) bool {
+			return !slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool { return st != nil })
+		})
+	}
 	props := checkpointProperties(savepoint)
 	md.Properties = &props
 	if err := writeMetadata(w.fs, dir+"/"+model.MetadataFileName, md, savepoint, w.operatorNames()); err != nil {
 		panic("sim: internal error: writing metadata: " + err.Error())
 	}
 	return md
-}
-
-// sourceFile is the content of a source subtask's operator-state file holding list under name.
-// The files of subtasks without splits share one value (file contents are never changed).
-func (w *World) sourceFile(name string, list []splitOffset) any {
-	if len(list) > 0 {
-		return opStateFile{Lists: map[string][]splitOffset{name: list}}
-	}
-	if w.emptySource == nil || w.emptySourceName != name {
-		w.emptySource, w.emptySourceName = opStateFile{Lists: map[string][]splitOffset{name: nil}}, name
-	}
-	return w.emptySource
 }
 
 // operatorNames gives the name and uid each operator of the running job stores in a format
@@ -172,7 +179,7 @@ func (w *World) operatorNames() metadata.OperatorNames {
 // shared files) for a checkpoint of an incremental job, else a full key-groups file named name.
 func (w *World) snapshotKeyed(t *keyedTask, id int64, dir, name string, maxPar int, savepoint bool) model.KeyedStateHandle {
 	if w.job.Incremental && !savepoint {
-		return t.snapshotIncremental(w.fs, id, maxPar, &w.fileSeq)
+		return t.snapshotIncremental(w.fs, dir, id, maxPar, &w.fileSeq)
 	}
 	return t.snapshotKeyGroups(w.fs, dir+"/"+name, maxPar, false)
 }

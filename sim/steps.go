@@ -12,15 +12,31 @@ import (
 	"github.com/restoresim/restoresim/sim/oracle"
 )
 
-// shape is the running job's shape, as the oracle records it at a snapshot.
-func (w *World) shape() oracle.Shape {
-	sh := oracle.Shape{SourceUID: w.job.Source.UID, KeyedUID: w.job.Keyed.UID, SourceMax: w.srcMaxPar, KeyedMax: w.maxPar}
-	if w.job.Sink {
+// shape is the running job's shape, as the oracle records it at a snapshot: the operators the
+// snapshot md lists, and whether their states have subtask entries (sparse snapshots of tasks
+// without state have none).
+func (w *World) shape(md model.CheckpointMetadata) oracle.Shape {
+	entries := map[model.OperatorID]bool{}
+	listed := map[model.OperatorID]bool{}
+	keys := map[model.OperatorID]bool{}
+	for _, os := range md.Operators {
+		listed[os.OperatorID] = true
+		entries[os.OperatorID] = slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool { return st != nil })
+		keys[os.OperatorID] = slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool {
+			return st != nil && len(st.ManagedKeyedState)+len(st.RawKeyedState) > 0
+		})
+	}
+	sh := oracle.Shape{SourceUID: w.job.Source.UID, SourceMax: w.srcMaxPar, KeyedMax: w.maxPar}
+	if id := model.OperatorIDFromUID(w.job.Keyed.UID); w.job.HasKeyed() && listed[id] {
+		sh.KeyedUID, sh.KeyedEmpty, sh.KeyedNoKeys = w.job.Keyed.UID, !entries[id], !keys[id]
+	}
+	if w.job.Sink && listed[model.OperatorIDFromUID(sinkUID)] {
 		sh.SinkUID = sinkUID
 	}
 	for k, st := range w.job.Stages {
-		if st.Keyed || w.writesStatelessStates() {
-			sh.Stages = append(sh.Stages, oracle.StageShape{UIDs: w.job.StageUIDs(k), Max: w.stageMax[k], Keyed: st.Keyed})
+		uids := w.job.StageUIDs(k)
+		if id := model.OperatorIDFromUID(uids[0]); listed[id] {
+			sh.Stages = append(sh.Stages, oracle.StageShape{UIDs: uids, Max: w.stageMax[k], Keyed: st.Keyed && entries[id]})
 		}
 	}
 	return sh
@@ -67,7 +83,8 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
+	w.recordSnapshot(w.facts[id])
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
 	if err != nil {
@@ -245,14 +262,15 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 			w.src[i] = t
 		}
 		w.useLocal = false
-		if w.job.UnionOffsets { // each restarted subtask received the complete union list
+		if w.job.hasUnion() { // each restarted subtask received the complete union lists
+			want := w.job.unionPart(f.offsets)
 			for _, i := range sources {
 				got := map[int]int64{}
 				for _, so := range w.src[i].unionReceived {
 					got[so.Split] = so.Offset
 				}
-				if len(w.src[i].unionReceived) != len(f.offsets) || !maps.Equal(got, f.offsets) {
-					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(f.offsets)), cmp.Diff(f.offsets, got))
+				if len(w.src[i].unionReceived) != len(want) || !maps.Equal(got, want) {
+					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(want)), cmp.Diff(want, got))
 				}
 			}
 		}
@@ -268,6 +286,11 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	var exp expectation
 	if known {
 		exp = expectRestore(w.plan.Version, f.shape, w.job, true)
+		if exp.Accept {
+			vs := make([]int, len(involved))
+			copy(vs, involved)
+			w.checkHanded(step, res.Checkpoint, res.Assignment, vs, exp.maxParOf(f.shape))
+		}
 	}
 	for k, v := range involved {
 		if v == 0 {
@@ -385,8 +408,14 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	}
 	f := w.facts[id]
 	exp := expectRestore(w.plan.Version, f.shape, w.job, true)
+	if w.inPlace {
+		exp = w.expectInPlace(f.shape)
+	}
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
+	}
+	if exp.Accept {
+		w.checkHanded(step, res.Checkpoint, a, w.job.present(), exp.maxParOf(f.shape))
 	}
 	// The latest snapshot may be the one this job was started from, taken by another job shape:
 	// the same rules apply again (with allowNonRestoredState, as the scheduler passes it).
@@ -412,10 +441,11 @@ func (w *World) restart(step int, c Change) string {
 	id := w.triggerID(step)
 	md := w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(), files: snapshotFiles(w.pointerOf(id, true), md)}
+		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, true), md)}
 	w.facts[id] = f
+	w.recordSnapshot(f)
 
-	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, restoreMode(c.Claim))
+	refused, err := w.startFrom(step, f, next, c.AllowNonRestoredState, c.Mode)
 	switch {
 	case err == nil:
 		return fmt.Sprintf("restored savepoint %d %s", id, w.running())
@@ -429,13 +459,6 @@ func (w *World) restart(step int, c Change) string {
 	return fmt.Sprintf("refused (%s); rolled back to the old job from savepoint %d", refusalReason(err), id)
 }
 
-func restoreMode(claim bool) model.RestoreMode {
-	if claim {
-		return model.Claim
-	}
-	return model.NoClaim
-}
-
 // startFrom starts job j as a new job (a new directory, coordinator and local stores) restored
 // from snapshot f in the given mode, as `flink run -s <f's directory>` does, and judges the
 // outcome with the oracle's expectation: a refusal must be expected, for the expected reason, or
@@ -444,15 +467,17 @@ func restoreMode(claim bool) model.RestoreMode {
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
 	w.clearLocal()
+	w.leaveBehind()
 	w.epoch++
 	w.job = j
+	w.startScheduler()
 	w.co = newCoordinator(w.plan.Version, w.retained)
 	w.store = w.newStore()
 	exp := expectRestore(w.plan.Version, f.shape, j, allowNonRestored)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
-	a, err := w.submit(f.pointer, j, allowNonRestored, mode)
+	res, err := w.submit(f.pointer, j, allowNonRestored, mode)
 	if err != nil {
 		switch {
 		case w.damaged(f.id): // damaged storage: any loud failure is right
@@ -470,15 +495,19 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if mode == model.Claim {
 		f.claimed = true // the new job owns the snapshot now and may discard it
 		w.facts[f.id] = f
+		w.claimed(f)
 		delete(w.noClaim, f.pointer)
 	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
 		w.noClaim[f.pointer] = f
 	}
-	if err := w.applyAssignment(a, false); err != nil {
+	if err := w.applyAssignment(res.Assignment, false); err != nil {
 		if !w.damaged(f.id) {
 			w.violate(step, InvRestoreReadError, err.Error(), "")
 		}
 		return false, err
+	}
+	if exp.Accept {
+		w.checkHanded(step, res.Checkpoint, res.Assignment, w.job.present(), exp.maxParOf(f.shape))
 	}
 	w.finishRestore(step, f, exp)
 	return false, nil
@@ -562,7 +591,7 @@ func firstLine(v any) string {
 
 // submit submits job j restored from pointer. A vertex whose configured max parallelism is below
 // its parallelism is refused before any restore, as Flink refuses to build such a job vertex.
-func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.RestoreMode) (*model.Assignment, error) {
+func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.RestoreMode) (*model.RestoreResult, error) {
 	for _, v := range jobVertices(j) {
 		if v.MaxParallelismConfigured && v.MaxParallelism < v.Parallelism {
 			return nil, fmt.Errorf("job vertex %s: %w", v.Name, &model.MaxParallelismBelowParallelismError{MaxParallelism: v.MaxParallelism, Parallelism: v.Parallelism})
@@ -575,7 +604,7 @@ func (w *World) submit(pointer string, j Job, allowNonRestored bool, mode model.
 	}
 	w.co.mode = mode
 	w.applyDeletes(res.StoreUpdate, nil)
-	return res.Assignment, nil
+	return res, nil
 }
 
 // damaged reports whether an injected storage fault hit checkpoint id: its metadata, or a file
@@ -610,6 +639,9 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 						for _, f := range h.Shared {
 							out = append(out, f.Handle)
 						}
+						if h.Meta.Path != "" {
+							out = append(out, h.Meta)
+						}
 					}
 				}
 			}
@@ -627,10 +659,13 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 // loudly: a new job (new directory, coordinator and local stores), empty state, sources from the
 // start.
 func (w *World) resubmitFresh(step int) string {
+	w.inPlace = false // a new job, with a scheduler of its own
 	w.clearLocal()
+	w.leaveBehind()
 	w.co = newCoordinator(w.plan.Version, w.retained)
 	w.store = w.newStore()
 	w.startFresh()
+	w.startScheduler()
 	w.checkFreshMaxPar(step)
 	w.base = map[int]int64{}
 	w.check(step, w.currentOffsets(), 0, false)
@@ -648,6 +683,7 @@ func (w *World) jmFailover(step int) string {
 	co.Counter = old.Counter
 	co.mode = old.mode
 	w.store.Recover(w.retained)
+	w.recovered(co.mode)
 	if err := co.Store.LoadRecovered(old.Store.Checkpoints()); err != nil {
 		w.violate(step, InvRestoreReadError, fmt.Sprintf("JobManager recovery: %v", err), "")
 	}
@@ -671,7 +707,7 @@ func (w *World) jmFailover(step int) string {
 // resume cancels the job and submits it again, unchanged, from the latest retained checkpoint's
 // directory: the restore reads that checkpoint's _metadata, so damaged metadata must make it fail
 // loudly.
-func (w *World) resume(step int, claim bool) string {
+func (w *World) resume(step int, mode model.RestoreMode) string {
 	cp := w.co.Store.Latest()
 	if cp == nil {
 		return "no retained checkpoint"
@@ -682,7 +718,7 @@ func (w *World) resume(step int, claim bool) string {
 	if !ok {
 		return "no retained checkpoint"
 	}
-	if _, err := w.startFrom(step, f, w.job, false, restoreMode(claim)); err != nil {
+	if _, err := w.startFrom(step, f, w.job, false, mode); err != nil {
 		return fmt.Sprintf("resume from %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
 	}
 	return fmt.Sprintf("resumed from checkpoint %d", id)
@@ -704,8 +740,12 @@ func (w *World) applyDeletes(u model.StoreUpdate, pointers map[int64]string) {
 	for _, h := range u.DiscardedShared {
 		delete(w.fs.files, h.Path)
 	}
-	for _, id := range u.Discarded {
-		if dir := pointers[id]; dir != "" {
+	for k, id := range u.Discarded {
+		dir := pointers[id]
+		if k < len(u.DiscardedPointers) && u.DiscardedPointers[k] != "" {
+			dir = u.DiscardedPointers[k] // also a checkpoint subsumed earlier, held until unused
+		}
+		if dir != "" {
 			w.fs.removeAll(dir)
 		}
 	}

@@ -19,6 +19,52 @@ const (
 	appliedRule  = "__applied"
 )
 
+// sourceState is the name and mode of state k of the source's Job.StateNames list states: state
+// 0 is "splits" (SPLIT_DISTRIBUTE) or "offsets" (UNION) as the job's offsets mode says, later
+// ones alternate the other mode and the job's ("offsets-1", "splits-2", …).
+func (j *Job) sourceState(k int) (string, model.DistributionMode) {
+	union := j.UnionOffsets != (k%2 == 1)
+	name, mode := stateSplits, model.SplitDistribute
+	if union {
+		name, mode = stateOffsets, model.Union
+	}
+	if k > 0 {
+		name += "-" + strconv.Itoa(k)
+	}
+	return name, mode
+}
+
+// numSourceStates is the number of the source's list states (at least one).
+func (j *Job) numSourceStates() int { return max(1, j.StateNames) }
+
+// unionSplit reports whether split s is kept in a UNION list state.
+func (j *Job) unionSplit(s int) bool {
+	_, mode := j.sourceState(s % j.numSourceStates())
+	return mode == model.Union
+}
+
+// hasUnion reports whether some split is kept in UNION list state.
+func (j *Job) hasUnion() bool {
+	for s := range min(j.Splits, j.numSourceStates()) {
+		if j.unionSplit(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// unionPart is the part of offsets kept in UNION list states: what every source subtask
+// receives at a restore.
+func (j *Job) unionPart(offsets map[int]int64) map[int]int64 {
+	out := make(map[int]int64, len(offsets))
+	for s, o := range offsets {
+		if j.unionSplit(s) {
+			out[s] = o
+		}
+	}
+	return out
+}
+
 // splitOffset is one element of the source's offset list state.
 type splitOffset struct {
 	Split  int
@@ -222,8 +268,11 @@ type incrementalFile struct {
 }
 
 // snapshotIncremental uploads the dirty key groups as a new shared file and returns a handle
-// referencing every shared file of the backend's chain.
-func (t *keyedTask) snapshotIncremental(fs *memFS, checkpointID int64, maxPar int, fileSeq *int) *model.IncrementalKeyedStateHandle {
+// referencing every shared file of the backend's chain. Its meta state is private to the
+// checkpoint: written into the checkpoint's exclusive directory dir, it goes when the checkpoint
+// is discarded (IncrementalRemoteKeyedStateHandle.discardState discards the meta and private
+// state, the shared files are the registry's).
+func (t *keyedTask) snapshotIncremental(fs *memFS, dir string, checkpointID int64, maxPar int, fileSeq *int) *model.IncrementalKeyedStateHandle {
 	if len(t.dirty) > 0 || len(t.chain) == 0 {
 		dirty := t.dirty
 		all := len(t.chain) == 0 // first snapshot of this backend: everything
@@ -241,7 +290,7 @@ func (t *keyedTask) snapshotIncremental(fs *memFS, checkpointID int64, maxPar in
 		t.chain = append(t.chain, model.SharedFile{LocalPath: name, Handle: h})
 		t.dirty = map[int]bool{}
 	}
-	meta := fs.put(fmt.Sprintf("chk-%d/meta-%s", checkpointID, t.backendID), nil, 64)
+	meta := fs.put(dir+"/meta-"+t.backendID, nil, 64)
 	return &model.IncrementalKeyedStateHandle{
 		BackendID: t.backendID, Range: t.kgs, CheckpointID: checkpointID,
 		Shared: slices.Clone(t.chain), Meta: meta,
@@ -284,6 +333,11 @@ type opStateFile struct {
 	Maps  map[string]map[string]int64
 }
 
-func backendIDFor(vertex string, epoch, subtask int) string {
+// backendIDFor names a keyed backend: vertex, job instance (epoch), in-place rescale generation
+// (only when above 0) and subtask.
+func backendIDFor(vertex string, epoch, generation, subtask int) string {
+	if generation > 0 {
+		return vertex + "-" + strconv.Itoa(epoch) + "g" + strconv.Itoa(generation) + "-" + strconv.Itoa(subtask)
+	}
 	return vertex + "-" + strconv.Itoa(epoch) + "-" + strconv.Itoa(subtask)
 }

@@ -45,12 +45,20 @@ type Vertex struct {
 	UIDs []string
 	// UIDHash is the head operator's user-defined ID (setUidHash) as 32 hex digits, or "".
 	UIDHash string
+	// SchedulerParallelism is the parallelism an unconfigured max parallelism defaults from, when
+	// it is not Parallelism: the adaptive scheduler computes the default once, from the
+	// parallelism it started the job with, and keeps it across in-place rescales (FLINK-22084,
+	// SPEC-VERSIONS.md §8.1). 0: Parallelism.
+	SchedulerParallelism int
 }
 
 // configuredMax returns the vertex's max parallelism and whether it was configured.
 func (v Vertex) configuredMax() (int, bool) {
 	if v.MaxParallelism > 0 {
 		return v.MaxParallelism, true
+	}
+	if v.SchedulerParallelism > 0 {
+		return DefaultMaxParallelism(v.SchedulerParallelism), false
 	}
 	return DefaultMaxParallelism(v.Parallelism), false
 }
@@ -95,7 +103,13 @@ func (j Job) vertex(v int) Vertex {
 type Shape struct {
 	SourceUID string
 	KeyedUID  string // "" when the snapshot holds no keyed vertex
-	SinkUID   string // "" without a sink
+	// KeyedEmpty: the keyed operator's state (and the sink's, of the same task) has no subtask
+	// entry: every keyed subtask acknowledged the snapshot without state (sparse snapshots).
+	KeyedEmpty bool
+	// KeyedNoKeys: no subtask entry of the keyed operator has keyed state (sparse snapshots taken
+	// before the first key, the broadcast state aside).
+	KeyedNoKeys bool
+	SinkUID     string // "" without a sink
 	// SourceMax and KeyedMax are the max parallelisms in force at the snapshot.
 	SourceMax, KeyedMax int
 	// Stages are the snapshot's stage operator states, in metadata order.
@@ -140,7 +154,7 @@ type storedOp struct {
 func (s Shape) groupOps() []storedOp {
 	var out []storedOp
 	if s.SinkUID != "" {
-		out = append(out, storedOp{uid: s.SinkUID, max: s.KeyedMax, entries: true})
+		out = append(out, storedOp{uid: s.SinkUID, max: s.KeyedMax, entries: !s.KeyedEmpty})
 	}
 	for _, st := range s.Stages {
 		for u, uid := range st.UIDs {
@@ -183,7 +197,9 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		if keyedConfigured && keyedMax != old.KeyedMax {
 			return refuse(MaxParallelismMismatch, "keyed max parallelism changed")
 		}
-	} else if keyedStored && !allowNonRestored {
+	} else if keyedStored && !old.KeyedEmpty && !allowNonRestored {
+		// (A state without subtask entries holds nothing: Flink skips it, "Skipping empty
+		// savepoint state for operator".)
 		return refuse(NonRestoredState, "keyed state has no operator")
 	}
 	// The sink and the stages' operators are matched by uid to whichever vertex now has an operator
@@ -231,7 +247,7 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		maxAfter[v], _ = c.configuredMax()
 		states := taken[v]
 		if v == 1 && keyedMatched {
-			states = append([]storedOp{{uid: old.KeyedUID, max: old.KeyedMax, entries: true, state: true}}, states...)
+			states = append([]storedOp{{uid: old.KeyedUID, max: old.KeyedMax, entries: !old.KeyedEmpty, state: !old.KeyedNoKeys}}, states...)
 		}
 		if !slices.ContainsFunc(states, func(op storedOp) bool { return op.entries }) {
 			continue

@@ -23,6 +23,10 @@ type Record struct {
 	Result     string      `json:"result"` // the sim.Verdict's String: "ok", "known" or "fail"
 	Violations []Violation `json:"violations"`
 	Labels     []string    `json:"labels"` // sim.Labels of the plan
+	// ShrunkPlan is, for a failing seed the sweep shrank (sim.ShrinkOutcome), the minimal plan
+	// that still fails with the same invariant, as scenario text (sim.Plan.Render, which
+	// sim.ParsePlan and 'simulate replay' read back); "" otherwise.
+	ShrunkPlan string `json:"shrunk_plan,omitempty"`
 }
 
 // Violation is a violation of a Record (a sim.Violation without its diff).
@@ -42,6 +46,9 @@ func NewRecord(o *sim.Outcome) *Record {
 	}
 	if o.Stack == "" || len(o.Plan.Steps) > 0 { // no labels when generation panicked
 		r.Labels = append(r.Labels, sim.Labels(o.Plan)...)
+	}
+	if o.Min != nil && r.Failed() {
+		r.ShrunkPlan = o.Min.Plan.Render()
 	}
 	return r
 }

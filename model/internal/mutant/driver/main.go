@@ -6,10 +6,16 @@
 // green), and exits 1 when a suite is red without a mutant or when some mutant survives the
 // default budget. -run and the flags after -- apply to the property suite.
 //
-//	go run ./model/internal/mutant/driver [-run REGEXP] [-only NAME] [-v] [-- -short -rapid.checks=N]
+//	go run ./model/internal/mutant/driver [-run REGEXP] [-only NAME,…] [-sweep-seeds N] [-v] [-- -short -rapid.checks=N]
 //
 // It lives under model/ because the catalogue is internal to the model; run it from the module
 // root. It also checks that the mutants build refuses an unknown RESTORESIM_MUTANT.
+//
+// Next to the suites, every mutant runs the default sweep (`simulate sweep`, its default
+// 1,500 seeds, built with -tags mutants; -sweep-seeds N changes the count, 0 leaves the sweep
+// out): the sweep column is the number of failing seeds. The sweep runs with --no-shrink, since
+// shrinking changes no seed's verdict, only what is printed about it. A mutant counts as
+// killed only when some suite and the sweep both kill it.
 package main
 
 import (
@@ -157,19 +163,24 @@ func testBinaryFlags(args []string) []string {
 
 func main() {
 	run := flag.String("run", ".", "the -run pattern of the property tests to run")
-	only := flag.String("only", "", "run only this mutant")
+	only := flag.String("only", "", "run only these mutants (comma-separated names)")
+	sweepSeeds := flag.Int("sweep-seeds", 1500, "seeds of the default sweep each mutant runs (0: no sweep column)")
 	verbose := flag.Bool("v", false, "print each run's failing tests as it finishes")
 	flag.Parse()
 	extra := testBinaryFlags(flag.Args()) // passed to the test binary, e.g. -short or -rapid.checks=1000
 
 	mutants := mutant.All()
 	if *only != "" {
-		i := slices.IndexFunc(mutants, func(m mutant.Mutant) bool { return m.Name == *only })
-		if i < 0 {
-			fmt.Fprintf(os.Stderr, "mutants: unknown mutant %q\n", *only)
-			os.Exit(2)
+		var picked []mutant.Mutant
+		for _, name := range strings.Split(*only, ",") {
+			i := slices.IndexFunc(mutants, func(m mutant.Mutant) bool { return m.Name == name })
+			if i < 0 {
+				fmt.Fprintf(os.Stderr, "mutants: unknown mutant %q\n", name)
+				os.Exit(2)
+			}
+			picked = append(picked, mutants[i])
 		}
-		mutants = mutants[i : i+1]
+		mutants = picked
 	}
 
 	dir, err := os.MkdirTemp("", "restoresim-mutants-")
@@ -177,14 +188,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
 	}
-	code := drive(dir, mutants, *run, extra, *verbose)
+	code := drive(dir, mutants, *run, extra, *verbose, *sweepSeeds)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 // drive builds the suite with -tags mutants, runs it without and with each mutant, prints the
 // matrix and returns the exit code.
-func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verbose bool) int {
+func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verbose bool, sweepSeeds int) int {
+	began := time.Now()
 	work := filepath.Join(dir, "work")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
@@ -210,6 +222,15 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 			return 2
 		}
 	}
+	simulate := filepath.Join(dir, "simulate")
+	if sweepSeeds > 0 {
+		build := exec.Command("go", "build", "-tags", "mutants", "-o", simulate, "./cmd/simulate")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "mutants: building ./cmd/simulate with -tags mutants: %v\n", err)
+			return 2
+		}
+	}
 	if err := refusesUnknown(suites[0].bin, work); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 1
@@ -225,8 +246,21 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 		return 1
 	}
 	fmt.Printf("no mutant: green (%d tests, %.1fs)\n", len(base.passed), base.elapsed.Seconds())
+	if sweepSeeds > 0 {
+		sw, err := runSweep(simulate, work, "", sweepSeeds)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			return 2
+		}
+		if sw.failed > 0 {
+			fmt.Printf("the sweep fails %d of %d seeds without a mutant\n", sw.failed, sw.seeds)
+			return 1
+		}
+		fmt.Printf("no mutant: the sweep (simulate sweep --seeds %d --no-shrink) fails 0 of %d seeds (%.1fs)\n", sweepSeeds, sw.seeds, sw.elapsed.Seconds())
+	}
 
 	results := make([]outcome, len(mutants))
+	sweeps := make([]sweepOutcome, len(mutants))
 	killedBy := map[string]bool{}
 	for i, m := range mutants {
 		o, err := runSuites(suites, m.Name)
@@ -238,8 +272,15 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 		for tname := range o.failed {
 			killedBy[tname] = true
 		}
+		if sweepSeeds > 0 {
+			if sweeps[i], err = runSweep(simulate, work, m.Name, sweepSeeds); err != nil {
+				fmt.Fprintln(os.Stderr, "mutants:", err)
+				return 2
+			}
+		}
 		if verbose {
-			fmt.Fprintf(os.Stderr, "%-32s %5.1fs killed by %v %s\n", m.Name, o.elapsed.Seconds(), sortedKeys(o.failed), o.buildErr)
+			fmt.Fprintf(os.Stderr, "%-32s %5.1fs killed by %v %s; sweep: %d of %d seeds failed (%.1fs)\n", m.Name, o.elapsed.Seconds(), sortedKeys(o.failed), o.buildErr,
+				sweeps[i].failed, sweeps[i].seeds, sweeps[i].elapsed.Seconds())
 		}
 	}
 
@@ -254,6 +295,9 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 	header := "mutant\t"
 	for k := range cols {
 		header += fmt.Sprintf("P%d\t", k+1)
+	}
+	if sweepSeeds > 0 {
+		header += "sweep\t"
 	}
 	fmt.Fprintln(tw, header+"verdict\t")
 	survivors := 0
@@ -270,13 +314,26 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 				row += ".\t"
 			}
 		}
-		verdict := fmt.Sprintf("killed by %d", len(o.failed))
-		if len(o.failed) == 0 {
-			verdict = "SURVIVED"
-			if o.buildErr != "" {
-				verdict = "BUILD ERROR"
+		if sweepSeeds > 0 {
+			if sweeps[i].failed > 0 {
+				row += strconv.Itoa(sweeps[i].failed) + "\t"
+			} else {
+				row += ".\t"
 			}
+		}
+		verdict := fmt.Sprintf("killed by %d", len(o.failed))
+		switch {
+		case len(o.failed) == 0 && o.buildErr != "":
+			verdict = "BUILD ERROR"
 			survivors++
+		case len(o.failed) == 0:
+			verdict = "SURVIVED"
+			survivors++
+		case sweepSeeds > 0 && sweeps[i].failed == 0:
+			verdict = "SURVIVED the sweep"
+			survivors++
+		case sweepSeeds > 0:
+			verdict += " + sweep"
 		}
 		fmt.Fprintln(tw, row+verdict+"\t")
 	}
@@ -286,10 +343,19 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 		fmt.Printf("  %-32s %s\n", m.Name, m.Bug)
 	}
 	fmt.Println()
+	if sweepSeeds > 0 {
+		// The per-mutant summary of docs/properties.md: the property suite alone, and the sweep.
+		fmt.Printf("| mutant | go test ./properties: properties failed (of %d) | simulate sweep: failing seeds (of %d) |\n| --- | --- | --- |\n", propertyCount(base), sweepSeeds)
+		for i, m := range mutants {
+			fmt.Printf("| %s | %d | %d |\n", m.Name, propertiesFailed(results[i]), sweeps[i].failed)
+		}
+		fmt.Println()
+	}
+	fmt.Printf("the matrix took %s\n", time.Since(began).Round(time.Second))
 	if survivors > 0 {
 		fmt.Printf("%d of %d mutants survived\n", survivors, len(mutants))
 		for i, m := range mutants {
-			if len(results[i].failed) == 0 {
+			if len(results[i].failed) == 0 || sweepSeeds > 0 && sweeps[i].failed == 0 {
 				fmt.Printf("  %s: %s %s\n", m.Name, m.Bug, results[i].buildErr)
 			}
 		}
@@ -297,6 +363,78 @@ func drive(dir string, mutants []mutant.Mutant, run string, extra []string, verb
 	}
 	fmt.Printf("all %d mutants killed\n", len(mutants))
 	return 0
+}
+
+// propertyCount is the number of the property suite's tests (those without a suite prefix).
+func propertyCount(o outcome) int {
+	n := 0
+	for t := range o.passed {
+		if !strings.Contains(t, ".") {
+			n++
+		}
+	}
+	return n
+}
+
+// propertiesFailed is the number of the property suite's tests a mutant failed.
+func propertiesFailed(o outcome) int {
+	n := 0
+	for t := range o.failed {
+		if !strings.Contains(t, ".") {
+			n++
+		}
+	}
+	return n
+}
+
+// sweepOutcome is one run of the default sweep.
+type sweepOutcome struct {
+	seeds, failed int
+	elapsed       time.Duration
+}
+
+// runSweep runs `simulate sweep --seeds n --no-shrink --format json` of the mutants build with
+// RESTORESIM_MUTANT=name and counts the seeds whose record's result is "fail". Its exit status
+// is 0 or 1 (some seed failed); anything else, or a record count other than n, is an error.
+func runSweep(bin, dir, name string, n int) (sweepOutcome, error) {
+	cmd := exec.Command(bin, "sweep", "--seeds", strconv.Itoa(n), "--no-shrink", "--format", "json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mutant.EnvVar+"="+name)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return sweepOutcome{}, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return sweepOutcome{}, err
+	}
+	var o sweepOutcome
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var rec struct {
+			Result string `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return o, fmt.Errorf("sweep with %s=%q: not a seed record: %v", mutant.EnvVar, name, err)
+		}
+		o.seeds++
+		if rec.Result == "fail" {
+			o.failed++
+		}
+	}
+	err = cmd.Wait()
+	o.elapsed = time.Since(start)
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		return o, fmt.Errorf("sweep with %s=%q: %v: %s", mutant.EnvVar, name, err, strings.TrimSpace(stderr.String()))
+	}
+	if o.seeds != n {
+		return o, fmt.Errorf("sweep with %s=%q: %d records, want %d", mutant.EnvVar, name, o.seeds, n)
+	}
+	return o, nil
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
+)
+
+// InvHanded: what the model's assignment hands each subtask — not only what the subtask ends up
+// holding — is what the oracle's own reference hands it (key-groups handles cut to the subtask's
+// range with matching offsets, incremental handles whole, operator state as the round robin
+// assigns it).
+const InvHanded = "handed"
+
+// The world records the restore objects as plain values for the oracle: the restored snapshot's
+// operator states as the model read them back (the input of the assignment) and, per subtask,
+// what the assignment handed each operator (its output).
+
+func plainMode(m model.DistributionMode) oracle.Mode {
+	switch m {
+	case model.Union:
+		return oracle.Union
+	case model.Broadcast:
+		return oracle.Broadcast
+	}
+	return oracle.SplitDistribute
+}
+
+func plainKeyed(hs []model.KeyedStateHandle) []oracle.KeyedHandle {
+	var out []oracle.KeyedHandle
+	for _, h := range hs {
+		switch h := h.(type) {
+		case *model.KeyGroupsStateHandle:
+			r := h.Offsets.Range
+			out = append(out, oracle.KeyedHandle{Stream: h.Delegate.Path, Start: r.Start, End: r.End, Offsets: h.Offsets.Offsets})
+		case *model.IncrementalKeyedStateHandle:
+			k := oracle.KeyedHandle{Incremental: true, Stream: h.BackendID, Start: h.Range.Start, End: h.Range.End, Checkpoint: h.CheckpointID}
+			for _, f := range h.Shared {
+				k.Shared = append(k.Shared, f.Handle.Path)
+			}
+			out = append(out, k)
+		case nil:
+		default:
+			out = append(out, oracle.KeyedHandle{Stream: fmt.Sprintf("unknown %T", h)})
+		}
+	}
+	return out
+}
+
+func plainOperatorHandles(hs []model.OperatorStateHandle) []oracle.OperatorHandle {
+	var out []oracle.OperatorHandle
+	for _, h := range hs {
+		o := oracle.OperatorHandle{Stream: h.Delegate.Path}
+		for _, ns := range h.States {
+			o.States = append(o.States, oracle.NamedList{Name: ns.Name, Mode: plainMode(ns.Mode), Offsets: ns.Offsets}) // shared, read only
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func plainSubtask(st *model.OperatorSubtaskState) oracle.SubtaskState {
+	return oracle.SubtaskState{
+		ManagedKeyed: plainKeyed(st.ManagedKeyedState), RawKeyed: plainKeyed(st.RawKeyedState),
+		ManagedOperator: plainOperatorHandles(st.ManagedOperatorState), RawOperator: plainOperatorHandles(st.RawOperatorState),
+	}
+}
+
+// plainStored is the restored snapshot's operator states as plain values.
+func plainStored(ops []model.OperatorState) []oracle.StoredOperator {
+	out := make([]oracle.StoredOperator, len(ops))
+	for i, os := range ops {
+		o := oracle.StoredOperator{ID: os.OperatorID.String(), Parallelism: os.Parallelism, MaxParallelism: os.MaxParallelism,
+			Subtasks: make([]*oracle.SubtaskState, len(os.Subtasks))}
+		for j, st := range os.Subtasks {
+			if st != nil {
+				s := plainSubtask(st)
+				o.Subtasks[j] = &s
+			}
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// newVertex describes vertex v of the running job to the oracle, with the max parallelism the
+// oracle expects it to restore with: operator IDs from the oracle's own uid hash.
+func (w *World) newVertex(v, maxPar int) oracle.NewVertex {
+	id := func(uid string) string { return oracle.OperatorIDFromUID(uid).String() }
+	nv := oracle.NewVertex{Parallelism: w.job.Parallelism(v), MaxParallelism: maxPar}
+	switch v {
+	case 0:
+		nv.Operators = []oracle.NewOperator{{Generated: id(w.job.Source.UID)}}
+	case 1:
+		nv.Operators = []oracle.NewOperator{{Generated: id(w.job.Keyed.UID), UserDefined: strings.ToLower(w.job.Keyed.UIDHash)}}
+		if w.job.Sink {
+			nv.Operators = append(nv.Operators, oracle.NewOperator{Generated: id(sinkUID)})
+		}
+	default:
+		for _, uid := range w.job.StageUIDs(v - 2) {
+			nv.Operators = append(nv.Operators, oracle.NewOperator{Generated: id(uid)})
+		}
+	}
+	return nv
+}
+
+// checkHanded checks the restore objects of an accepted restore of cp: for each vertex of the
+// assignment (vertices: their indexes in the running job, in the assignment's order; maxPar:
+// the max parallelism the oracle expects each to restore with), every subtask's handed state
+// per operator against oracle.ExpectHanded. A restore running into a known Flink issue is not
+// checked (its consequences are reported already). One violation per vertex at most.
+func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.Assignment, vertices []int, maxPar func(v int) int) {
+	if w.known != "" || cp == nil || a == nil {
+		return
+	}
+	nvs := make([]oracle.NewVertex, len(vertices))
+	for k, v := range vertices {
+		nvs[k] = w.newVertex(v, maxPar(v))
+	}
+	want := oracle.ExpectHanded(w.plan.Version != model.Flink1101, plainStored(cp.Operators), nvs)
+	for k, v := range vertices {
+		va := a.Vertices[k]
+		for i := range nvs[k].Parallelism {
+			var ops []model.OperatorRestore
+			if i < len(va.Subtasks) && va.Subtasks[i] != nil {
+				ops = va.Subtasks[i].Operators
+			}
+			if !handedMatches(want[k][i], ops) {
+				got := map[string]oracle.Handed{}
+				for _, op := range ops {
+					if h := describedHanded(&op.State); !h.Empty() {
+						got[op.OperatorID.String()] = h
+					}
+				}
+				w.violate(step, InvHanded, fmt.Sprintf("%s subtask %d was handed other state than the oracle's assignment of checkpoint %d", VertexName(v), i, cp.CheckpointID),
+					cmp.Diff(oracle.DescribeHanded(want[k][i]), oracle.DescribeHanded(got)))
+				break
+			}
+		}
+	}
+}
+
+// handedMatches reports whether the operators' states a subtask was handed are want's (generated
+// ID → state; operators handed nothing left out).
+func handedMatches(want map[string]oracle.Handed, ops []model.OperatorRestore) bool {
+	n := 0
+	for _, op := range ops {
+		st := &op.State
+		if handedNothing(st) {
+			continue
+		}
+		h, ok := want[op.OperatorID.String()]
+		if !ok {
+			return false
+		}
+		n++
+		if !oracle.SameKeyed(h.ManagedKeyed, plainKeyed(st.ManagedKeyedState)) || !oracle.SameKeyed(h.RawKeyed, plainKeyed(st.RawKeyedState)) ||
+			!operatorMatches(h.ManagedOperator, h.ManagedUnion, st.ManagedOperatorState) || !operatorMatches(h.RawOperator, h.RawUnion, st.RawOperatorState) {
+			return false
+		}
+	}
+	return n == len(want)
+}
+
+// operatorMatches reports whether handles hold exactly the entries want (sorted, not UNION) and
+// union (UNION), each once.
+func operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.OperatorStateHandle) bool {
+	var rest []oracle.Entry
+	seen := make([]bool, union.Len())
+	n := 0
+	for _, h := range hs {
+		for k := range h.States {
+			ns := &h.States[k]
+			if ns.Mode != model.Union {
+				rest = append(rest, oracle.Entry{Stream: h.Delegate.Path, State: &oracle.NamedList{Name: ns.Name, Mode: plainMode(ns.Mode), Offsets: ns.Offsets}})
+				continue
+			}
+			i, x, ok := union.Lookup(h.Delegate.Path, ns.Name)
+			if !ok || seen[i] || !slices.Equal(x.Offsets, ns.Offsets) {
+				return false
+			}
+			seen[i] = true
+			n++
+		}
+	}
+	if n != union.Len() {
+		return false
+	}
+	slices.SortFunc(rest, oracle.CompareEntries)
+	return oracle.SameEntries(want, rest)
+}
+
+// describedHanded is st as handed, for a diff (every entry listed with the others).
+func describedHanded(st *model.OperatorSubtaskState) oracle.Handed {
+	p := plainSubtask(st)
+	return oracle.Handed{ManagedKeyed: p.ManagedKeyed, RawKeyed: p.RawKeyed,
+		ManagedOperator: oracle.Flatten(p.ManagedOperator), RawOperator: oracle.Flatten(p.RawOperator)}
+}
+
+// handedNothing reports whether st holds no keyed handle and no named operator state.
+func handedNothing(st *model.OperatorSubtaskState) bool {
+	for _, hs := range [][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
+		for _, h := range hs {
+			if h != nil {
+				return false
+			}
+		}
+	}
+	for _, hs := range [][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+		for _, h := range hs {
+			if len(h.States) > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
