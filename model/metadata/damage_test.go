@@ -308,3 +308,32 @@ func TestWriteErrors(t *testing.T) {
 		}
 	}
 }
+
+// countingZeros is an endless stream of zero bytes that counts what was read of it.
+type countingZeros struct{ n int64 }
+
+func (c *countingZeros) Read(p []byte) (int, error) {
+	clear(p)
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestReadFromRefusesOtherFilesEarly: a stream that does not start with the magic number is
+// refused after its head, not read up to the (4 GiB) limit; short streams and the magic number
+// followed by nothing still give Read's errors.
+func TestReadFromRefusesOtherFilesEarly(t *testing.T) {
+	z := &countingZeros{}
+	if _, err := ReadFrom(z, 0); !errors.Is(err, ErrBadMagic) {
+		t.Errorf("endless zeros: %v, want ErrBadMagic", err)
+	}
+	if z.n > 4096 {
+		t.Errorf("endless zeros: read %d bytes before refusing", z.n)
+	}
+	for _, in := range []string{"", "\xC9", "\xC9\x6B\x16\x96"} {
+		_, want := Read([]byte(in))
+		_, got := ReadFrom(strings.NewReader(in), 0)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("ReadFrom(%q) = %v, want Read's %v", in, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package metadata
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -22,8 +23,11 @@ const MaxDepth = 16
 // 30-byte file with a finished subtask at index 2^31-2 would make Model allocate 16 GiB.
 const MaxSubtaskSlots = 1 << 20
 
-// DefaultMaxFileSize is the limit ReadFrom uses when given a limit ≤ 0.
-const DefaultMaxFileSize = 256 << 20
+// DefaultMaxFileSize is the limit ReadFrom uses when given a limit ≤ 0: 4 GiB, room for the
+// _metadata of a production job (50 operators × 1,000 subtasks of incremental handles with 200
+// shared files each is 1.25 GB). A stream that does not start with the magic number is refused
+// after its first four bytes, whatever the limit.
+const DefaultMaxFileSize = 4 << 30
 
 const masterStateMagic uint32 = 0xC96B1696
 
@@ -59,7 +63,16 @@ func ReadFrom(r io.Reader, limit int64) (*File, error) {
 	if limit <= 0 {
 		limit = DefaultMaxFileSize
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	// The magic number first, so that a large file of another kind is not read whole.
+	head := make([]byte, 4)
+	n, err := io.ReadFull(r, head)
+	if err == nil && binary.BigEndian.Uint32(head) != Magic {
+		return Read(head)
+	}
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head[:n]), r), limit+1))
 	if err != nil {
 		return nil, err
 	}
