@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -79,8 +80,9 @@ func pyPairs(pairs [][2]int) string {
 // `> /dev/null` are applied; --out writes into a temporary directory. A line it cannot run
 // must be in docSkips with the test that checks it or the reason; a JSON piped into a python3
 // program is checked through its Go stand-in in docPipes. Files the docs show with `$ cat` are
-// written before the lines below them run. Not covered: the `./simulate-mutant` lines of
-// docs/simulate.md (the mutant is chosen once per process, at start-up).
+// written before the lines below them run. The mutant is chosen once per process, at start-up,
+// so the lines of a block that starts with mutantBuild run in a shell instead (see
+// runMutantLine).
 func TestEveryDocTranscript(t *testing.T) {
 	real := realmeta.Sub(t, "real")
 	recent, _ := realmeta.Find("recent")
@@ -100,6 +102,7 @@ func TestEveryDocTranscript(t *testing.T) {
 	setUpDocFixtures(t, tmp, real)
 	t.Chdir(work)
 	checked, seen := 0, map[string]bool{}
+	mutantBin, inMutantBlock := "", false
 	for _, path := range docs {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -108,6 +111,22 @@ func TestEveryDocTranscript(t *testing.T) {
 		name := strings.TrimPrefix(path, root+string(os.PathSeparator))
 		lines := strings.Split(string(b), "\n")
 		for i, line := range lines {
+			switch {
+			case line == mutantBuild:
+				if mutantBin == "" {
+					mutantBin = buildMutant(t, root, work)
+				}
+				inMutantBlock = true
+				continue
+			case strings.HasPrefix(line, "```"):
+				inMutantBlock = false
+			case inMutantBlock && strings.HasPrefix(line, "$ "):
+				runMutantLine(t, fmt.Sprintf("%s:%d", name, i+1), line[2:], lines[i+1:], work)
+				checked++
+				continue
+			case strings.HasPrefix(line, "$ ") && strings.Contains(line, "simulate-mutant"):
+				t.Errorf("%s:%d: `%s` is not in a block that starts with `%s`, so it is not checked", name, i+1, line[2:], mutantBuild[2:])
+			}
 			if f, ok := strings.CutPrefix(line, "$ cat "); ok && !strings.ContainsAny(f, " |<>") {
 				// A file the doc shows: the commands below it read it.
 				var content []string
@@ -213,6 +232,58 @@ func TestEveryDocTranscript(t *testing.T) {
 	}
 	if checked < 60 {
 		t.Errorf("only %d transcripts checked", checked)
+	}
+}
+
+// mutantBuild is the doc line that builds the mutants build of the simulator.
+const mutantBuild = "$ go build -tags mutants -o simulate-mutant ./cmd/simulate"
+
+// buildMutant runs mutantBuild from the module root, writing simulate-mutant into work (a
+// temporary directory), once per test run.
+func buildMutant(t *testing.T, root, work string) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the mutant-build transcripts of docs/simulate.md need `go` on PATH to build simulate-mutant: %v", err)
+	}
+	bin := filepath.Join(work, "simulate-mutant")
+	cmd := exec.Command("go", "build", "-tags", "mutants", "-o", bin, "./cmd/simulate")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", mutantBuild, err, out)
+	}
+	return bin
+}
+
+// runMutantLine runs a line of a mutant-build block (`RESTORESIM_MUTANT=NAME ./simulate-mutant
+// …`, and the grep, head, tail, cut and ls that read what it wrote) with sh in work, without a
+// RESTORESIM_MUTANT of the test's own, and compares its output (stderr when it prints nothing
+// on stdout) with the lines the doc shows under it; the shell does the pipes, redirections,
+// `; echo $?` and `# comment`.
+func runMutantLine(t *testing.T, at, line string, below []string, work string) {
+	t.Helper()
+	var want []string
+	for _, l := range below {
+		if strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "```") {
+			break
+		}
+		want = append(want, l)
+	}
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = work
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "RESTORESIM_MUTANT=") })
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run() // the exit code shows only where the doc echoes it
+	out := stdout.String()
+	if out == "" {
+		out = stderr.String()
+	}
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if out == "" {
+		got = nil
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s: `%s` prints something else than the doc shows (-doc +now):\n%s", at, line, d)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // docs that needs no file of its own (optionally piped into `| tail -N`) and compares its output
 // — stderr when it fails with usage errors — with the lines the doc shows under it, so the
 // transcripts cannot go stale. Lines that write or read files, or use the mutant build, are
-// left out.
+// left out (TestEveryDocTranscript checks the mutant-build ones).
 func TestSimulatorDocTranscripts(t *testing.T) {
 	checked := 0
 	for _, path := range []string{"../../docs/simulate.md", "../../README.md", "../../docs/versions.md"} {
