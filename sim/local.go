@@ -156,11 +156,25 @@ func (w *World) clearLocal() {
 	w.local = nil
 }
 
-// localCopy models TaskLocalStateStore.retrieveLocalState(checkpointID): the slot's local copy
-// of that checkpoint, or nil. (A declined checkpoint's unconfirmed copy is never returned for
-// another checkpoint; the model checks the ID again.)
+// localCopy is the local copy the slot's TaskManager offers for a restore of checkpointID: its
+// copy of that checkpoint when it holds one (TaskLocalStateStore.retrieveLocalState's lookup),
+// else the newest copy it holds of another checkpoint (a declined checkpoint's, or one a lost
+// local write left behind), else nil. model.PrioritizeTaskRestore takes the copy the TaskManager
+// holds and itself decides whether it is of the restored checkpoint, so the world hands it the
+// other checkpoint's copy for it to refuse: a restore that used it would bring back another
+// checkpoint's state, which the state invariants see.
 func (w *World) localCopy(s slot, checkpointID int64) *model.TaskLocalSnapshot {
-	return w.local[s][checkpointID]
+	ls := w.local[s]
+	if c := ls[checkpointID]; c != nil {
+		return c
+	}
+	var newest *model.TaskLocalSnapshot
+	for id, c := range ls { // the maximum: independent of map order
+		if c != nil && (newest == nil || id > newest.CheckpointID) {
+			newest = c
+		}
+	}
+	return newest
 }
 
 // alternatives returns the prioritized state alternatives of operator id in a subtask's restore
