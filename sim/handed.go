@@ -171,7 +171,7 @@ func handedMatches(want map[string]oracle.Handed, ops []model.OperatorRestore) b
 func operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.OperatorStateHandle) bool {
 	var rest []oracle.Entry
 	seen := make([]bool, union.Len())
-	n := 0
+	n, next := 0, 0
 	for _, h := range hs {
 		for k := range h.States {
 			ns := &h.States[k]
@@ -179,12 +179,12 @@ func operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.Ope
 				rest = append(rest, oracle.Entry{Stream: h.Delegate.Path, State: &oracle.NamedList{Name: ns.Name, Mode: plainMode(ns.Mode), Offsets: ns.Offsets}})
 				continue
 			}
-			i, x, ok := union.Lookup(h.Delegate.Path, ns.Name)
+			i, x, ok := union.LookupAt(next, h.Delegate.Path, ns.Name)
 			if !ok || seen[i] || !slices.Equal(x.Offsets, ns.Offsets) {
 				return false
 			}
 			seen[i] = true
-			n++
+			n, next = n+1, i+1
 		}
 	}
 	if n != union.Len() {
