@@ -69,6 +69,8 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	keyedID := model.OperatorIDFromUID(w.job.Keyed.UID)
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
+	w.resetInFlight()
+	w.replayed = nil
 	for i, t := range w.keyed {
 		p, ok := w.alternatives(1, i, keyedV.Subtasks[i], keyedID)
 		if !ok {
@@ -100,6 +102,14 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 			if _, ok := t.rules[appliedRule]; !ok {
 				t.rules[appliedRule] = 0
 			}
+		}
+		// In-flight data (after the keyed state it adds to): the JobManager's handles only, as
+		// Flink keeps no local copy of channel state.
+		err := w.tryAlternatives(len(p.InputChannel), func(k int) error {
+			return w.replayInFlight(t, i, p.InputChannel[k], inputDescriptor(keyedV.Subtasks[i], keyedID))
+		})
+		if err != nil {
+			return fmt.Errorf("keyed subtask %d: %w", i, err)
 		}
 	}
 	if w.job.Broadcast && len(w.keyed) > 0 {

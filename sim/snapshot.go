@@ -77,6 +77,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
 				}
 			}
+			if !savepoint {
+				st.InputChannelState = w.snapshotInFlight(dir, i)
+			}
 			if w.job.Broadcast && (w.applied > 0 || !w.job.Sparse) { // sparse: no handle before the first update
 				rules := make(map[string]int64, len(t.rules))
 				for k, v := range t.rules {
@@ -210,7 +213,11 @@ func jobVertices(j Job) []model.JobVertex {
 			Parallelism: j.Source.Parallelism, MaxParallelism: srcMax, MaxParallelismConfigured: srcConf},
 	}
 	if j.HasKeyed() {
-		vs = append(vs, model.JobVertex{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf})
+		// The keyBy edge from the source: KeyGroupStreamPartitioner (ARBITRARY upstream, RANGE
+		// downstream), the source's result partition 0 (the only edge given to the model: the
+		// channel state the world writes is on this edge alone).
+		vs = append(vs, model.JobVertex{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf,
+			Inputs: []model.JobEdge{model.EdgeFor(model.HashPartitioner, 0, 0)}})
 	}
 	for k, st := range j.Stages {
 		m, conf := configuredMaxPar(st.Config)

@@ -81,9 +81,12 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		}
 		return fmt.Sprintf("checkpoint %d declined", id)
 	}
+	if savepoint {
+		w.drainInFlight() // savepoints are aligned: the barrier waits for the records ahead of it
+	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
+		stageBase: w.stageBases(), applied: w.applied, processed: w.processedAt(), shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	w.recordSnapshot(w.facts[id])
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
@@ -439,6 +442,7 @@ func (w *World) restart(step int, c Change) string {
 		return "job not built (" + err.Error() + "); the old job keeps running"
 	}
 	id := w.triggerID(step)
+	w.drainInFlight() // stop-with-savepoint: an aligned savepoint
 	md := w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, true), md)}
@@ -542,6 +546,7 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 		}
 	}
 	w.checkCounter(step, f.id)
+	w.checkInFlight(step, f, exp.KeyedState)
 	w.check(step, f.offsets, applied, true)
 	if w.known != "" && len(w.violations) > before && w.keyedEmpty() {
 		// A known Flink issue (FLINK-13973) dropped the keyed state: it has been reported; from
@@ -646,6 +651,11 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 				}
 			}
 			for _, hs := range [][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+				for _, h := range hs {
+					out = append(out, h.Delegate)
+				}
+			}
+			for _, hs := range [][]model.ChannelStateHandle{st.InputChannelState, st.ResultSubpartitionState} {
 				for _, h := range hs {
 					out = append(out, h.Delegate)
 				}
