@@ -205,3 +205,23 @@ func (w *World) processedAt() map[int]int64 {
 	}
 	return maps.Clone(w.processed)
 }
+
+// describeInFlight is the trace's note of the in-flight records a snapshot holds as channel
+// state (" in-flight=N"), empty when it holds none.
+func describeInFlight(md model.CheckpointMetadata) string {
+	n := 0
+	for _, os := range md.Operators {
+		for _, st := range os.Subtasks {
+			if st == nil {
+				continue
+			}
+			for _, h := range st.InputChannelState {
+				n += len(h.Offsets)
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" in-flight=%d", n)
+}

@@ -116,7 +116,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	if savepoint {
 		kind = "savepoint"
 	}
-	return fmt.Sprintf("%s %d%s", kind, id, w.co.describeStore())
+	return fmt.Sprintf("%s %d%s%s", kind, id, w.co.describeStore(), describeInFlight(md))
 }
 
 func (w *World) pointerOf(id int64, savepoint bool) string {
@@ -427,6 +427,9 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	if w.usedLocal > 0 {
 		out += fmt.Sprintf(" (%d states from local copies)", w.usedLocal)
 	}
+	if len(w.replayed) > 0 {
+		out += fmt.Sprintf(" (%d in-flight records replayed)", len(w.replayed))
+	}
 	return out
 }
 
@@ -730,6 +733,9 @@ func (w *World) resume(step int, mode model.RestoreMode) string {
 	}
 	if _, err := w.startFrom(step, f, w.job, false, mode); err != nil {
 		return fmt.Sprintf("resume from %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
+	}
+	if len(w.replayed) > 0 {
+		return fmt.Sprintf("resumed from checkpoint %d (%d in-flight records replayed)", id, len(w.replayed))
 	}
 	return fmt.Sprintf("resumed from checkpoint %d", id)
 }
