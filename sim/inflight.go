@@ -22,9 +22,14 @@ import (
 // snapshot. A restore hands each new keyed subtask the handles the model assigns; the subtask
 // reads them back and processes their records before any new input (SequentialChannelStateReader
 // recovers the input channels before the task runs), filtering the records of an old subtask the
-// rescaling descriptor calls ambiguous to the key groups it owns (the DemultiplexingRecordDeserializer's
-// RecordFilter, which asks the edge's partitioner — KeyGroupStreamPartitioner — for the record's
-// channel and drops it unless that is this subtask).
+// rescaling descriptor calls ambiguous to the key groups it owns. As read in release-1.18:
+// DemultiplexingRecordDeserializer.create gives each virtual channel (old subtask, old channel) a
+// RecordFilter when rescalingDescriptor.isAmbiguous(gate, oldSubtask), else RecordFilter.all();
+// RecordFilter.test keeps a record only if partitioner.selectChannel(record) == subtaskIndex, the
+// partitioner being a copy of the gate's (KeyGroupStreamPartitioner: the key's key group at the
+// vertex's max parallelism, set up with the new parallelism as numberOfChannels,
+// RescalingStreamTaskNetworkInput.RecordFilterFactory). The old subtask of an input-channel
+// handle's buffers is the handle's subtask index (the old downstream subtask).
 //
 // Only this edge carries in-flight data; the sender side (ResultSubpartitionStateHandle, buffers
 // not yet sent) and the edges into stages do not.
