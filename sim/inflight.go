@@ -31,8 +31,12 @@ import (
 // RescalingStreamTaskNetworkInput.RecordFilterFactory). The old subtask of an input-channel
 // handle's buffers is the handle's subtask index (the old downstream subtask).
 //
-// Only this edge carries in-flight data; the sender side (ResultSubpartitionStateHandle, buffers
-// not yet sent) and the edges into stages do not.
+// The newest in-flight record of each split (when two or more of it are in flight) is still in
+// the source subtask's output buffer, not sent: the checkpoint writes it as the source's
+// result-subpartition state (one ResultSubpartitionStateHandle per subpartition, i.e. per keyed
+// subtask), and a restored source subtask re-sends the buffers it is handed to the restored keyed
+// subtasks before new records (resendOutFlight). Only this edge carries in-flight data; the edges
+// into stages do not.
 
 // inflightRecord is one record in flight on the keyBy edge, as a channel-state file holds it.
 type inflightRecord struct {
@@ -54,12 +58,16 @@ func (w *World) unaligned() bool {
 // resetInFlight empties the channels of the keyed vertex's running subtasks (a new job or a
 // restore: the old tasks' buffers are gone) and tells the oracle nothing is in flight.
 func (w *World) resetInFlight() {
-	w.inflight = nil
+	w.inflight, w.outflight = nil, nil
 	w.processed = nil
 	if w.unaligned() {
 		w.inflight = make([][][]inflightRecord, len(w.keyed))
 		for j := range w.inflight {
 			w.inflight[j] = make([][]inflightRecord, len(w.src))
+		}
+		w.outflight = make([][][]inflightRecord, len(w.src))
+		for i := range w.outflight {
+			w.outflight[i] = make([][]inflightRecord, len(w.keyed))
 		}
 	}
 }
@@ -73,6 +81,14 @@ func (w *World) drainInFlight() {
 				w.deliver(w.keyed[j], r.Key, hashOfKey(w.keyed[j].keyType, r.Key), r.Value)
 			}
 			chans[i] = recs[:0]
+		}
+	}
+	for _, parts := range w.outflight { // then what the senders still hold (sent later)
+		for j, recs := range parts {
+			for _, r := range recs {
+				w.deliver(w.keyed[j], r.Key, hashOfKey(w.keyed[j].keyType, r.Key), r.Value)
+			}
+			parts[j] = recs[:0]
 		}
 	}
 	w.processed = nil
@@ -96,9 +112,26 @@ func (w *World) snapshotInFlight(dir string, j int) []model.ChannelStateHandle {
 	if w.inflight == nil {
 		return nil
 	}
+	return w.writeChannelState(fmt.Sprintf("%s/channel-keyed-%d", dir, j), j, w.inflight[j])
+}
+
+// snapshotOutFlight writes the records source subtask i has not sent yet into dir and returns its
+// result-subpartition handles (ResultSubpartitionInfo(partition 0, subpartition = the keyed
+// subtask)), one per subpartition holding records.
+func (w *World) snapshotOutFlight(dir string, i int) []model.ChannelStateHandle {
+	if w.outflight == nil {
+		return nil
+	}
+	return w.writeChannelState(fmt.Sprintf("%s/channel-source-%d", dir, i), i, w.outflight[i])
+}
+
+// writeChannelState writes subtask's channels into one file at path (ChannelStateCheckpointWriter
+// writes all of a subtask's channels into one stream) and returns a handle per channel holding
+// records, with the offsets of its buffers (one record each).
+func (w *World) writeChannelState(path string, subtask int, chans [][]inflightRecord) []model.ChannelStateHandle {
 	var recs []inflightRecord
 	var hs []model.ChannelStateHandle
-	for i, ch := range w.inflight[j] {
+	for i, ch := range chans {
 		if len(ch) == 0 {
 			continue
 		}
@@ -107,12 +140,12 @@ func (w *World) snapshotInFlight(dir string, j int) []model.ChannelStateHandle {
 			offs[k] = int64(len(recs)+k) * inflightRecordSize
 		}
 		recs = append(recs, ch...)
-		hs = append(hs, model.ChannelStateHandle{SubtaskIndex: j, Channel: i, Offsets: offs, StateSize: int64(len(ch)) * inflightRecordSize})
+		hs = append(hs, model.ChannelStateHandle{SubtaskIndex: subtask, Channel: i, Offsets: offs, StateSize: int64(len(ch)) * inflightRecordSize})
 	}
 	if len(hs) == 0 {
 		return nil
 	}
-	h := w.fs.put(fmt.Sprintf("%s/channel-keyed-%d", dir, j), recs, int64(len(recs))*inflightRecordSize)
+	h := w.fs.put(path, recs, int64(len(recs))*inflightRecordSize)
 	for k := range hs {
 		hs[k].Delegate = h
 	}
@@ -180,6 +213,20 @@ func inputDescriptor(restore *model.TaskRestore, id model.OperatorID) *model.Inf
 	return nil
 }
 
+// outputDescriptor is the output rescaling descriptor of operator id in a restore object (nil:
+// NO_RESCALE).
+func outputDescriptor(restore *model.TaskRestore, id model.OperatorID) *model.InflightDataRescalingDescriptor {
+	if restore == nil {
+		return nil
+	}
+	for _, op := range restore.Operators {
+		if op.OperatorID == id {
+			return op.State.OutputRescalingDescriptor
+		}
+	}
+	return nil
+}
+
 // checkInFlight checks, after a restore of snapshot f whose keyed state was restored, that the
 // keyed subtasks processed every record in flight at f's barrier exactly once, on its key's
 // owner (InvInFlight). keyed is false when the keyed state was dropped (allowNonRestoredState):
@@ -223,10 +270,54 @@ func describeInFlight(md model.CheckpointMetadata) string {
 			for _, h := range st.InputChannelState {
 				n += len(h.Offsets)
 			}
+			for _, h := range st.ResultSubpartitionState {
+				n += len(h.Offsets)
+			}
 		}
 	}
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" in-flight=%d", n)
+}
+
+// resendOutFlight is a restored source subtask sending the buffers of the result-subpartition
+// handles it was handed, before new records: the buffers of old subpartition j go to every new
+// subpartition the output rescaling descriptor maps j to (ResultSubpartitionRecoveredStateHandler
+// .getMappedSubpartitions: the inverted channel mapping; NO_RESCALE keeps j), each preceded by a
+// SubtaskConnectionDescriptor(j, old upstream subtask), so the keyed subtask receiving them
+// filters them as the records of its old subtask j: with a RecordFilter when its input descriptor
+// calls j ambiguous (the same rule as its own input-channel state, replayInFlight). Called once the
+// keyed subtasks are restored.
+func (w *World) resendOutFlight(hs []model.ChannelStateHandle, out *model.InflightDataRescalingDescriptor, keyedIn []*model.InflightDataRescalingDescriptor) error {
+	bufs, err := readInFlight(w.fs, hs)
+	if err != nil {
+		return err
+	}
+	var oldToNew model.RescaleMappings
+	if out != nil {
+		oldToNew = out.ChannelMapping(0).Invert()
+	}
+	for k, h := range hs {
+		targets := []int{h.Channel}
+		if out != nil {
+			targets = oldToNew.MappedIndexes(h.Channel)
+		}
+		for _, j := range targets {
+			if j < 0 || j >= len(w.keyed) {
+				return fmt.Errorf("result-subpartition state of old subpartition %d mapped to subpartition %d of %d", h.Channel, j, len(w.keyed))
+			}
+			t := w.keyed[j]
+			ambiguous := keyedIn[j].IsAmbiguous(0, h.Channel)
+			for _, r := range bufs[k] {
+				hash := hashOfKey(t.keyType, r.Key)
+				if ambiguous && model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed)) != j {
+					continue
+				}
+				w.deliver(t, r.Key, hash, r.Value)
+				w.replayed = append(w.replayed, oracle.Replayed{InFlightRecord: oracle.InFlightRecord{Split: r.Split, Offset: r.Offset, Key: r.Key}, Subtask: j})
+			}
+		}
+	}
+	return nil
 }

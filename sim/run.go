@@ -78,6 +78,7 @@ type World struct {
 	// split, the offset the keyed vertex has processed up to; nil when nothing is in flight); the
 	// records the keyed subtasks replayed from channel state at the last restore.
 	inflight  [][][]inflightRecord
+	outflight [][][]inflightRecord // per source subtask, per subpartition (keyed subtask): not yet sent
 	processed map[int]int64
 	replayed  []oracle.Replayed
 }
@@ -350,9 +351,12 @@ func (w *World) process(n int) {
 			if len(w.keyed) > 0 {
 				key, hash := keyOf(w.job.KeyType, w.job.KeyValues, r.key)
 				j := model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))
-				if hold > 0 && off >= end[s]-int64(hold) {
-					w.inflight[j][i] = append(w.inflight[j][i], inflightRecord{Split: s, Offset: off, Key: key, Value: r.value})
-				} else {
+				switch rec := (inflightRecord{Split: s, Offset: off, Key: key, Value: r.value}); {
+				case hold > 1 && off == end[s]-1: // the newest is still in the sender's buffer
+					w.outflight[i][j] = append(w.outflight[i][j], rec)
+				case hold > 0 && off >= end[s]-int64(hold):
+					w.inflight[j][i] = append(w.inflight[j][i], rec)
+				default:
 					w.deliver(w.keyed[j], key, hash, r.value)
 				}
 			}

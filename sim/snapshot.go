@@ -54,12 +54,20 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs})
 			size += 16 * len(list)
 		}
-		if len(states) == 0 {
+		var out []model.ChannelStateHandle // unaligned: the records not sent yet
+		if !savepoint {
+			out = w.snapshotOutFlight(dir, i)
+		}
+		if len(states) == 0 && len(out) == 0 {
 			continue // sparse: nothing to store, no entry
 		}
-		slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
-		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
-		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{Delegate: h, States: states}}}
+		st := &model.OperatorSubtaskState{ResultSubpartitionState: out}
+		if len(states) > 0 {
+			slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
+			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
+			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h, States: states}}
+		}
+		srcState.Subtasks[i] = st
 	}
 	md.Operators = append(md.Operators, srcState)
 
