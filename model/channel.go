@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // This file models how Flink redistributes the in-flight channel state of an unaligned
@@ -620,6 +622,9 @@ func (w *vertexWork) reDistributeInputChannelStates(v FlinkVersion) error {
 		return nil
 	}
 	w.inputChannel = make([][]ChannelStateHandle, p)
+	if mutant.On(mutant.ChannelDropBuffer) {
+		per = dropFirstHandle(per)
+	}
 	used := usedMarks(per)
 	for g := range w.v.Inputs {
 		if w.job.rules.perGate && !w.hasInFlightDataForInputGate(g) {
@@ -637,6 +642,19 @@ func (w *vertexWork) reDistributeInputChannelStates(v FlinkVersion) error {
 	}
 	w.out.DroppedChannelHandles += unused(used)
 	return nil
+}
+
+// dropFirstHandle is the channel-drop-buffer mutant: per without the first handle of the first old
+// subtask that has one (a copy; per is the checkpoint's).
+func dropFirstHandle(per [][]ChannelStateHandle) [][]ChannelStateHandle {
+	out := slices.Clone(per)
+	for i, hs := range out {
+		if len(hs) > 0 {
+			out[i] = hs[1:]
+			break
+		}
+	}
+	return out
 }
 
 // reDistributeResultSubpartitionStates models

@@ -23,7 +23,7 @@ var scenarioText = rapid.Custom(func(t *rapid.T) string {
 		"retain", "tm-restart", "tm-loss", "jm-failover", "fault", "resume", "#", "->", "abort", "claim", "n=", "n=-1",
 		"n=99999999999999999999", "keys=int/uniform/10", "keys=string/zipf/0", "splits=1", "splits=0", "source=p1/uid:s",
 		"keyed=p1/m0/uid:k", "keyed=p2/m1/uid:k/hash:zz", "kind=delete-file", "vertex=1", "subtask=-3", "tm=7",
-		"1.18", "1.10.1", "=", "/", ":", "\t", "\u00e9", "\xff"}
+		"unaligned=true", "1.18", "1.10.1", "=", "/", ":", "\t", "\u00e9", "\xff"}
 	lines := rapid.SliceOfN(rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(words), rapid.String()), 0, 8), 0, 12).Draw(t, "lines")
 	var b strings.Builder
 	for _, l := range lines {

@@ -4,6 +4,8 @@
 // runs them through package model's restore path on a simulated world (subtasks, TaskManagers,
 // checkpoint storage), and checks the result against an oracle that recomputes the expected
 // state from the input log and judges routing, restores and the checkpoint store with package
-// sim/oracle, which shares no code with package model. It never prints and never reads the wall
-// clock.
+// sim/oracle, which shares no code with package model. Its invariants are the Inv… constants
+// (oracle.go); with unaligned checkpoints (Job.Unaligned, inflight.go) InvInFlight checks that
+// every record in flight at a restored barrier is processed exactly once, by its key's owner. It
+// never prints and never reads the wall clock.
 package sim

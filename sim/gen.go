@@ -23,6 +23,7 @@ const (
 	streamJobFeatures // key values, state names, sparse snapshots, wide jobs
 	streamModes       // LEGACY among the restores that are not CLAIM
 	streamInPlace     // in-place rescales (adaptive scheduler)
+	streamUnaligned   // unaligned checkpoints
 )
 
 // newStream returns the independent stream id of seed.
@@ -73,6 +74,12 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 		}
 	}
 	drawFeatures(newStream(seed, streamJobFeatures), &j)
+	// One job in four with a keyed vertex takes unaligned checkpoints (drawn for every version, so
+	// that a seed's plan is the same under each: on 1.10.1, which has none, the job takes aligned
+	// ones).
+	if j.HasKeyed() && newStream(seed, streamUnaligned).IntN(4) == 0 {
+		j.Unaligned = true
+	}
 	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
 }
 

@@ -120,6 +120,14 @@ func Labels(p Plan) []string {
 			set[s.Kind.String()] = true
 		}
 	}
+	// Unaligned checkpoints (not on 1.10.1, which takes aligned ones), and their in-flight data
+	// rescaled by an in-place rescale of the keyed vertex (a restart's savepoint is aligned).
+	if p.Job.Unaligned && p.Job.HasKeyed() && p.Version != model.Flink1101 {
+		set["unaligned"] = true
+		if set["rescale-in-place-keyed"] {
+			set["unaligned-rescale"] = true
+		}
+	}
 	out := make([]string, 0, len(set))
 	for l := range set {
 		out = append(out, l)

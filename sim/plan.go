@@ -84,6 +84,12 @@ type Job struct {
 	// without state: its operators' snapshots then have no entry for it (Flink's PendingCheckpoint
 	// records no subtask state for a task that acknowledged none).
 	Sparse bool
+	// Unaligned takes the job's checkpoints unaligned (execution.checkpointing.unaligned): a process
+	// step leaves records in flight on the keyBy edge from the source to the keyed vertex, the
+	// barrier overtakes them, and a checkpoint writes them as the keyed subtasks' input-channel
+	// state (see inflight.go). Savepoints stay aligned. Flink 1.10.1 has no unaligned checkpoints:
+	// there the option takes aligned ones.
+	Unaligned bool
 	// Broadcast adds a BROADCAST map state ("rules") to the keyed operator.
 	Broadcast bool
 	// RawKeyed adds raw keyed state (per-key counts, like timers) to the keyed operator.
@@ -440,6 +446,9 @@ func (j Job) String() string {
 	}
 	if j.Sparse {
 		b.WriteString(" sparse=true")
+	}
+	if j.Unaligned {
+		b.WriteString(" unaligned=true")
 	}
 	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
 	fmt.Fprintf(&b, " tms=%d local-recovery=%t", j.TaskManagers, j.LocalRecovery)

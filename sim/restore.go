@@ -69,6 +69,9 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	keyedID := model.OperatorIDFromUID(w.job.Keyed.UID)
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
+	w.resetInFlight()
+	w.replayed = nil
+	keyedIn := make([]*model.InflightDataRescalingDescriptor, len(w.keyed))
 	for i, t := range w.keyed {
 		p, ok := w.alternatives(1, i, keyedV.Subtasks[i], keyedID)
 		if !ok {
@@ -99,6 +102,33 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 			}
 			if _, ok := t.rules[appliedRule]; !ok {
 				t.rules[appliedRule] = 0
+			}
+		}
+		// In-flight data (after the keyed state it adds to): the JobManager's handles only, as
+		// Flink keeps no local copy of channel state.
+		keyedIn[i] = inputDescriptor(keyedV.Subtasks[i], keyedID)
+		err := w.tryAlternatives(len(p.InputChannel), func(k int) error {
+			return w.replayInFlight(t, i, p.InputChannel[k], keyedIn[i])
+		})
+		if err != nil {
+			return fmt.Errorf("keyed subtask %d: %w", i, err)
+		}
+	}
+	// The sources' unsent buffers (result-subpartition state), re-sent to the restored keyed
+	// subtasks before new records.
+	if w.job.HasKeyed() {
+		srcID := model.OperatorIDFromUID(w.job.Source.UID)
+		for i := range w.src {
+			p, ok := w.alternatives(0, i, srcV.Subtasks[i], srcID)
+			if !ok {
+				continue
+			}
+			out := outputDescriptor(srcV.Subtasks[i], srcID)
+			err := w.tryAlternatives(len(p.ResultSubpartition), func(k int) error {
+				return w.resendOutFlight(p.ResultSubpartition[k], out, keyedIn)
+			})
+			if err != nil {
+				return fmt.Errorf("source subtask %d: %w", i, err)
 			}
 		}
 	}

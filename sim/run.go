@@ -72,6 +72,15 @@ type World struct {
 	schedPar   []int
 	inPlace    bool
 	generation int
+
+	// In-flight data of an unaligned job (inflight.go): per keyed subtask, per input channel (the
+	// source subtask) the records in flight, oldest first; the oracle's processed frontier (per
+	// split, the offset the keyed vertex has processed up to; nil when nothing is in flight); the
+	// records the keyed subtasks replayed from channel state at the last restore.
+	inflight  [][][]inflightRecord
+	outflight [][][]inflightRecord // per source subtask, per subpartition (keyed subtask): not yet sent
+	processed map[int]int64
+	replayed  []oracle.Replayed
 }
 
 // Result is the outcome of running a plan.
@@ -179,6 +188,7 @@ func (w *World) startFresh() {
 	}
 	w.keyed = w.newKeyedTasks(w.job.Keyed.Parallelism, w.maxPar)
 	w.applied = 0
+	w.resetInFlight()
 }
 
 // freshMaxPar is vertex v's max parallelism when it starts without state: the configured one,
@@ -262,7 +272,11 @@ func (w *World) step(i int, s Step) {
 	w.known = ""
 	switch s.Kind {
 	case Process:
+		before := w.currentOffsets()
 		w.process(s.N)
+		if w.unaligned() {
+			w.processed = oracle.ProcessedAfter(s.N, before, w.currentOffsets())
+		}
 		w.check(i, w.currentOffsets(), w.applied, false)
 		w.tracef("%s -> ok", s)
 	case BroadcastUpdate:
@@ -304,27 +318,47 @@ func (w *World) step(i int, s Step) {
 
 // process lets every source subtask read n records, round robin over its splits in split order,
 // and routes each record to the keyed subtask Flink's KeyGroupStreamPartitioner picks.
+//
+// In an unaligned job the records in flight are processed first, and the last
+// oracle.InFlightPerSplit(n) records read from each split stay in flight (inflight.go).
 func (w *World) process(n int) {
-	for _, t := range w.src {
+	hold := 0
+	if w.inflight != nil {
+		w.drainInFlight()
+		hold = oracle.InFlightPerSplit(n)
+	}
+	var end map[int]int64 // per split, its offset after the step (unaligned only)
+	for i, t := range w.src {
 		splits := sortedInts(t.offsets)
 		if len(splits) == 0 {
 			continue
 		}
+		if hold > 0 {
+			end = make(map[int]int64, len(splits))
+			for k, s := range splits {
+				reads := n / len(splits)
+				if k < n%len(splits) {
+					reads++
+				}
+				end[s] = t.offsets[s] + int64(reads)
+			}
+		}
 		for k := range n {
 			s := splits[k%len(splits)]
-			r := recordAt(w.plan.Seed, &w.job, s, t.offsets[s])
+			off := t.offsets[s]
+			r := recordAt(w.plan.Seed, &w.job, s, off)
 			t.offsets[s]++
 			if len(w.keyed) > 0 {
 				key, hash := keyOf(w.job.KeyType, w.job.KeyValues, r.key)
-				dst := w.keyed[model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))]
-				e := dst.values[key]
-				if e == nil {
-					e = &entry{hash: hash}
-					dst.values[key] = e
+				j := model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))
+				switch rec := (inflightRecord{Split: s, Offset: off, Key: key, Value: r.value}); {
+				case hold > 1 && off == end[s]-1: // the newest is still in the sender's buffer
+					w.outflight[i][j] = append(w.outflight[i][j], rec)
+				case hold > 0 && off >= end[s]-int64(hold):
+					w.inflight[j][i] = append(w.inflight[j][i], rec)
+				default:
+					w.deliver(w.keyed[j], key, hash, r.value)
 				}
-				e.sum += r.value
-				e.count++
-				dst.dirty[model.ComputeKeyGroupForKeyHash(hash, w.maxPar)] = true
 			}
 			for k, ts := range w.stageKeyed { // keyed stages: by the derived key
 				if ts != nil {

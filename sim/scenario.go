@@ -196,7 +196,7 @@ func parseJob(tokens []string) (Job, error) {
 		return Job{}, err
 	}
 	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true,
-		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true, "names": true, "sparse": true}
+		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true, "names": true, "sparse": true, "unaligned": true}
 	for k := range m {
 		if !known[k] && !isStageKey(k) {
 			return Job{}, fmt.Errorf("unknown field %q", k)
@@ -250,7 +250,7 @@ func parseJob(tokens []string) (Job, error) {
 			return Job{}, err
 		}
 	}
-	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink, "local-recovery": &j.LocalRecovery, "sparse": &j.Sparse} {
+	for k, dst := range map[string]*bool{"broadcast": &j.Broadcast, "raw-keyed": &j.RawKeyed, "sink": &j.Sink, "local-recovery": &j.LocalRecovery, "sparse": &j.Sparse, "unaligned": &j.Unaligned} {
 		if *dst, err = parseBool(m, k); err != nil {
 			return Job{}, err
 		}

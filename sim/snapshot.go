@@ -54,12 +54,20 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs})
 			size += 16 * len(list)
 		}
-		if len(states) == 0 {
+		var out []model.ChannelStateHandle // unaligned: the records not sent yet
+		if !savepoint {
+			out = w.snapshotOutFlight(dir, i)
+		}
+		if len(states) == 0 && len(out) == 0 {
 			continue // sparse: nothing to store, no entry
 		}
-		slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
-		h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
-		srcState.Subtasks[i] = &model.OperatorSubtaskState{ManagedOperatorState: []model.OperatorStateHandle{{Delegate: h, States: states}}}
+		st := &model.OperatorSubtaskState{ResultSubpartitionState: out}
+		if len(states) > 0 {
+			slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
+			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
+			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h, States: states}}
+		}
+		srcState.Subtasks[i] = st
 	}
 	md.Operators = append(md.Operators, srcState)
 
@@ -76,6 +84,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 				if w.job.RawKeyed {
 					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
 				}
+			}
+			if !savepoint {
+				st.InputChannelState = w.snapshotInFlight(dir, i)
 			}
 			if w.job.Broadcast && (w.applied > 0 || !w.job.Sparse) { // sparse: no handle before the first update
 				rules := make(map[string]int64, len(t.rules))
@@ -210,7 +221,11 @@ func jobVertices(j Job) []model.JobVertex {
 			Parallelism: j.Source.Parallelism, MaxParallelism: srcMax, MaxParallelismConfigured: srcConf},
 	}
 	if j.HasKeyed() {
-		vs = append(vs, model.JobVertex{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf})
+		// The keyBy edge from the source: KeyGroupStreamPartitioner (ARBITRARY upstream, RANGE
+		// downstream), the source's result partition 0 (the only edge given to the model: the
+		// channel state the world writes is on this edge alone).
+		vs = append(vs, model.JobVertex{Name: "keyed", Operators: ops, Parallelism: j.Keyed.Parallelism, MaxParallelism: keyedMax, MaxParallelismConfigured: keyedConf,
+			Inputs: []model.JobEdge{model.EdgeFor(model.HashPartitioner, 0, 0)}})
 	}
 	for k, st := range j.Stages {
 		m, conf := configuredMaxPar(st.Config)

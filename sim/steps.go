@@ -81,9 +81,12 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		}
 		return fmt.Sprintf("checkpoint %d declined", id)
 	}
+	if savepoint {
+		w.drainInFlight() // savepoints are aligned: the barrier waits for the records ahead of it
+	}
 	md := w.snapshot(id, savepoint)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
-		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
+		stageBase: w.stageBases(), applied: w.applied, processed: w.processedAt(), shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	w.recordSnapshot(w.facts[id])
 	pointers := w.storePointers()
 	u, err := w.co.complete(md, savepoint, w.pointerOf(id, savepoint))
@@ -113,7 +116,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 	if savepoint {
 		kind = "savepoint"
 	}
-	return fmt.Sprintf("%s %d%s", kind, id, w.co.describeStore())
+	return fmt.Sprintf("%s %d%s%s", kind, id, w.co.describeStore(), describeInFlight(md))
 }
 
 func (w *World) pointerOf(id int64, savepoint bool) string {
@@ -424,6 +427,9 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	if w.usedLocal > 0 {
 		out += fmt.Sprintf(" (%d states from local copies)", w.usedLocal)
 	}
+	if len(w.replayed) > 0 {
+		out += fmt.Sprintf(" (%d in-flight records replayed)", len(w.replayed))
+	}
 	return out
 }
 
@@ -439,6 +445,7 @@ func (w *World) restart(step int, c Change) string {
 		return "job not built (" + err.Error() + "); the old job keeps running"
 	}
 	id := w.triggerID(step)
+	w.drainInFlight() // stop-with-savepoint: an aligned savepoint
 	md := w.snapshot(id, true)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, true), md)}
@@ -542,6 +549,7 @@ func (w *World) finishRestore(step int, f snapshotFacts, exp expectation) {
 		}
 	}
 	w.checkCounter(step, f.id)
+	w.checkInFlight(step, f, exp.KeyedState)
 	w.check(step, f.offsets, applied, true)
 	if w.known != "" && len(w.violations) > before && w.keyedEmpty() {
 		// A known Flink issue (FLINK-13973) dropped the keyed state: it has been reported; from
@@ -650,6 +658,11 @@ func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
 					out = append(out, h.Delegate)
 				}
 			}
+			for _, hs := range [][]model.ChannelStateHandle{st.InputChannelState, st.ResultSubpartitionState} {
+				for _, h := range hs {
+					out = append(out, h.Delegate)
+				}
+			}
 		}
 	}
 	return out
@@ -720,6 +733,9 @@ func (w *World) resume(step int, mode model.RestoreMode) string {
 	}
 	if _, err := w.startFrom(step, f, w.job, false, mode); err != nil {
 		return fmt.Sprintf("resume from %d failed loudly (%s); %s", id, firstLine(err), w.resubmitFresh(step))
+	}
+	if len(w.replayed) > 0 {
+		return fmt.Sprintf("resumed from checkpoint %d (%d in-flight records replayed)", id, len(w.replayed))
 	}
 	return fmt.Sprintf("resumed from checkpoint %d", id)
 }

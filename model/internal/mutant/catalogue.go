@@ -36,4 +36,5 @@ var (
 	CounterResetToID             = add("counter-reset-to-id", "Coordinator.RestoreSavepoint: the checkpoint ID counter reset to the restored ID instead of ID + 1, so the next checkpoint reuses it")
 	SubsumedNotDiscarded         = add("subsumed-not-discarded", "CompletedCheckpointStore (1.18): a subsumed checkpoint leaves the cleaner without being discarded, so its directory stays")
 	SharedDiscardedWhileUsed     = add("shared-discarded-while-used", "SharedStateRegistry.UnregisterUnusedState (1.18): called with the newest retained checkpoint's ID instead of the oldest, so shared files older retained checkpoints still reference are deleted")
+	ChannelDropBuffer            = add("channel-drop-buffer", "StateAssignmentOperation.reDistributeInputChannelStates: on a rescale one in-flight buffer (the first input-channel handle of the first old subtask that has one) is given to no new subtask")
 )
