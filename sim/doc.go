@@ -4,6 +4,8 @@
 // runs them through package model's restore path on a simulated world (subtasks, TaskManagers,
 // checkpoint storage), and checks the result against an oracle that recomputes the expected
 // state from the input log and judges routing, restores and the checkpoint store with package
-// sim/oracle, which shares no code with package model. It never prints and never reads the wall
-// clock.
+// sim/oracle, which shares no code with package model. At every restore from a pointer it also
+// runs the restore planner (model/savepoint.PlanRestore) on the _metadata the world wrote and
+// checks the plan against the restore and the oracle (InvPlan). It never prints and never reads
+// the wall clock.
 package sim
