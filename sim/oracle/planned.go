@@ -287,6 +287,27 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 		}
 		return out
 	}
+	// Every new subtask of an operator reads the same UNION entries: planned once per set.
+	unions := map[*UnionSet]map[string]PlannedEntries{}
+	withUnion := func(es []Entry, u *UnionSet) map[string]PlannedEntries {
+		m := planEntries(es)
+		if u.Len() == 0 {
+			return m
+		}
+		um, ok := unions[u]
+		if !ok {
+			um = planEntries(u.Entries())
+			unions[u] = um
+		}
+		for n, pe := range um {
+			if own, dup := m[n]; dup {
+				pe = PlannedEntries{Pairs: append(slices.Clone(own.Pairs), pe.Pairs...), Bytes: own.Bytes + pe.Bytes}
+				sortPairs(pe.Pairs)
+			}
+			m[n] = pe // (shared by the subtasks, read only)
+		}
+		return m
+	}
 	out := make([][]map[string]Planned, len(handed))
 	for v := range handed {
 		out[v] = make([]map[string]Planned, len(handed[v]))
@@ -294,8 +315,8 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 			out[v][i] = map[string]Planned{}
 			for id, h := range m {
 				p := Planned{ManagedKeyed: planKeyed(h.ManagedKeyed), RawKeyed: planKeyed(h.RawKeyed),
-					ManagedOperator: planEntries(append(slices.Clone(h.ManagedOperator), h.ManagedUnion.Entries()...)),
-					RawOperator:     planEntries(append(slices.Clone(h.RawOperator), h.RawUnion.Entries()...))}
+					ManagedOperator: withUnion(h.ManagedOperator, h.ManagedUnion),
+					RawOperator:     withUnion(h.RawOperator, h.RawUnion)}
 				if len(p.ManagedKeyed)+len(p.RawKeyed)+len(p.ManagedOperator)+len(p.RawOperator) > 0 {
 					out[v][i][id] = p
 				}
