@@ -6,6 +6,8 @@
 // state from the input log and judges routing, restores and the checkpoint store with package
 // sim/oracle, which shares no code with package model. Its invariants are the Inv… constants
 // (oracle.go); with unaligned checkpoints (Job.Unaligned, inflight.go) InvInFlight checks that
-// every record in flight at a restored barrier is processed exactly once, by its key's owner. It
-// never prints and never reads the wall clock.
+// every record in flight at a restored barrier is processed exactly once, by its key's owner. At
+// every restore from a pointer it also runs the restore planner (model/savepoint.PlanRestore) on
+// the _metadata the world wrote and checks the plan against the restore and the oracle (InvPlan).
+// It never prints and never reads the wall clock.
 package sim

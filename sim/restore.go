@@ -254,12 +254,13 @@ func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourc
 			return nil, fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
 		}
 		for _, ns := range h.States {
-			list := f.Lists[ns.Name]
-			for _, off := range ns.Offsets {
-				if off < 0 || off >= int64(len(list)) {
-					return nil, fmt.Errorf("offset %d of %q outside %s", off, ns.Name, h.Delegate.Path)
+			list, start := f.Lists[ns.Name], int64(f.Starts[ns.Name])
+			for _, pos := range ns.Offsets {
+				k, ok := entryIndex(pos)
+				if !ok || k < start || k-start >= int64(len(list)) {
+					return nil, fmt.Errorf("offset %d of %q outside %s", pos, ns.Name, h.Delegate.Path)
 				}
-				elems = append(elems, sourceElement{mode: ns.Mode, splitOffset: list[off]})
+				elems = append(elems, sourceElement{mode: ns.Mode, splitOffset: list[k-start]})
 			}
 		}
 	}

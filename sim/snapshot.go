@@ -40,19 +40,13 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			lists[name] = append(lists[name], splitOffset{Split: s, Offset: t.offsets[s]})
 		}
 		var states []model.NamedOperatorState
-		size := 8
 		for k := range n {
 			name, mode := w.job.sourceState(k)
 			list := lists[name]
 			if len(list) == 0 && w.job.Sparse {
 				continue
 			}
-			offs := make([]int64, len(list))
-			for k := range offs {
-				offs[k] = int64(k)
-			}
-			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs})
-			size += 16 * len(list)
+			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: make([]int64, len(list))})
 		}
 		var out []model.ChannelStateHandle // unaligned: the records not sent yet
 		if !savepoint {
@@ -64,7 +58,16 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		st := &model.OperatorSubtaskState{ResultSubpartitionState: out}
 		if len(states) > 0 {
 			slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
-			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, int64(size))
+			starts := make(map[string]int, len(states))
+			elems := 0 // the stream holds the lists in name order, each element at its stream position
+			for _, ns := range states {
+				starts[ns.Name] = elems
+				for k := range ns.Offsets {
+					ns.Offsets[k] = entryOffset(elems)
+					elems++
+				}
+			}
+			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists, Starts: starts}, entryOffset(elems))
 			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h, States: states}}
 		}
 		srcState.Subtasks[i] = st
@@ -93,9 +96,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 				for k, v := range t.rules {
 					rules[k] = v
 				}
-				h := w.fs.put(fmt.Sprintf("%s/op-keyed-%d", dir, i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, int64(16*len(rules)+8))
+				h := w.fs.put(fmt.Sprintf("%s/op-keyed-%d", dir, i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, entryOffset(len(rules)))
 				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
-					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{0}}}}}
+					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{streamHeader}}}}}
 			}
 			if st.HasState() || !w.job.Sparse { // a task without state acknowledges none: no entry
 				keyedState.Subtasks[i] = st

@@ -486,6 +486,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	}
 	res, err := w.submit(f.pointer, j, allowNonRestored, mode)
 	if err != nil {
+		w.checkPlan(step, f, j, allowNonRestored, exp, err)
 		switch {
 		case w.damaged(f.id): // damaged storage: any loud failure is right
 		case exp.Accept:
@@ -507,7 +508,9 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
 		w.noClaim[f.pointer] = f
 	}
-	if err := w.applyAssignment(res.Assignment, false); err != nil {
+	err = w.applyAssignment(res.Assignment, false)
+	w.checkPlan(step, f, j, allowNonRestored, exp, nil) // (after the assignment, which names a known issue it runs into)
+	if err != nil {
 		if !w.damaged(f.id) {
 			w.violate(step, InvRestoreReadError, err.Error(), "")
 		}

@@ -184,7 +184,8 @@ func sortedInts[V any](m map[int]V) []int {
 
 // snapshotKeyGroups writes the entries of the key groups in kgs (all of the task's range for a
 // full snapshot) to a file in key-group order and returns a key-groups handle with one offset per
-// key group (the index of its first entry), as Flink's heap backend writes them.
+// key group (the stream position of its first entry, entryOffset), as Flink's heap backend
+// writes them.
 func (t *keyedTask) snapshotKeyGroups(fs *memFS, path string, maxPar int, raw bool) *model.KeyGroupsStateHandle {
 	entries := t.entriesIn(maxPar, func(int) bool { return true }, raw)
 	offsets := make([]int64, t.kgs.NumberOfKeyGroups())
@@ -193,9 +194,9 @@ func (t *keyedTask) snapshotKeyGroups(fs *memFS, path string, maxPar int, raw bo
 		for i < len(entries) && entries[i].KeyGroup < kg {
 			i++
 		}
-		offsets[kg-t.kgs.Start] = int64(i)
+		offsets[kg-t.kgs.Start] = entryOffset(i)
 	}
-	h := fs.put(path, entries, int64(len(entries))*16+8)
+	h := fs.put(path, entries, entryOffset(len(entries)))
 	return &model.KeyGroupsStateHandle{Offsets: model.KeyGroupRangeOffsets{Range: t.kgs, Offsets: offsets}, Delegate: h}
 }
 
@@ -243,12 +244,13 @@ func readKeyGroups(fs *memFS, h *model.KeyGroupsStateHandle) ([]kv, error) {
 	var out []kv
 	r := h.Offsets.Range
 	for kg := r.Start; kg <= r.End; kg++ {
-		off, err := h.Offsets.Offset(kg)
+		pos, err := h.Offsets.Offset(kg)
 		if err != nil {
 			return nil, err
 		}
-		if off < 0 || off > int64(len(entries)) {
-			return nil, fmt.Errorf("offset %d of key group %d outside %s", off, kg, h.Delegate.Path)
+		off, ok := entryIndex(pos)
+		if !ok || off > int64(len(entries)) {
+			return nil, fmt.Errorf("offset %d of key group %d outside %s", pos, kg, h.Delegate.Path)
 		}
 		for i := off; i < int64(len(entries)) && entries[i].KeyGroup <= kg; i++ {
 			if entries[i].KeyGroup != kg {
@@ -327,10 +329,33 @@ func readIncremental(fs *memFS, h *model.IncrementalKeyedStateHandle) ([]kv, err
 	return out, nil
 }
 
+// The simulated state streams are laid out as Flink's are: a header (the serialization proxy
+// with the states' meta information, streamHeader bytes), then the elements, entryBytes each.
+// Handles record stream positions, so no element is at offset 0, and an element's bytes run to
+// the next element's offset (the last one's to the end of the stream).
+const (
+	streamHeader = 8
+	entryBytes   = 16
+)
+
+// entryOffset is the stream position of element i.
+func entryOffset(i int) int64 { return streamHeader + entryBytes*int64(i) }
+
+// entryIndex is the element at stream position pos (false: no element starts there).
+func entryIndex(pos int64) (int64, bool) {
+	if pos < streamHeader || (pos-streamHeader)%entryBytes != 0 {
+		return 0, false
+	}
+	return (pos - streamHeader) / entryBytes, true
+}
+
 // operator-state files hold the elements of one subtask's named list states, or a broadcast map.
 type opStateFile struct {
-	Lists map[string][]splitOffset
-	Maps  map[string]map[string]int64
+	// Lists are the list states' elements; Starts the index (in the stream's element order,
+	// names sorted) of each list's first element.
+	Lists  map[string][]splitOffset
+	Starts map[string]int
+	Maps   map[string]map[string]int64
 }
 
 // backendIDFor names a keyed backend: vertex, job instance (epoch), in-place rescale generation

@@ -23,7 +23,10 @@ type oldIndex struct {
 	os    *model.OperatorState
 	seq   [2][]oldKeyed     // managed, raw
 	byKey [2]map[any][]int  // matchKey → ascending positions in seq
-	ops   [2][]*oldOpHandle // the old operator-state handles, for bytesRead (read only)
+	ops   [2][]*oldOpHandle // the old operator-state handles (their used marks: see operator)
+	// opsAt maps a delegate stream to the ascending positions in ops of the handles writing it,
+	// so a received operator-state handle costs the handles of its stream, not all old subtasks.
+	opsAt [2]map[model.StreamHandle][]int
 }
 
 func indexOldState(os *model.OperatorState) *oldIndex {
@@ -38,6 +41,10 @@ func indexOldState(os *model.OperatorState) *oldIndex {
 			}
 		}
 		x.ops[r] = x.operatorHandles(raw)
+		x.opsAt[r] = map[model.StreamHandle][]int{}
+		for i, o := range x.ops[r] {
+			x.opsAt[r][o.h.Delegate] = append(x.opsAt[r][o.h.Delegate], i)
+		}
 	}
 	return x
 }
@@ -231,7 +238,7 @@ func elementBytes(sorted []int64, off, size int64) int64 {
 type oldOpHandle struct {
 	subtask int
 	h       *model.OperatorStateHandle
-	used    map[string][]bool // per name, offset positions already attributed
+	all     []int64 // allOffsets(h)
 }
 
 func (x *oldIndex) operatorHandles(raw bool) []*oldOpHandle {
@@ -245,7 +252,7 @@ func (x *oldIndex) operatorHandles(raw bool) []*oldOpHandle {
 			l = st.RawOperatorState
 		}
 		for k := range l {
-			out = append(out, &oldOpHandle{subtask: j, h: &l[k], used: map[string][]bool{}})
+			out = append(out, &oldOpHandle{subtask: j, h: &l[k], all: allOffsets(&l[k])})
 		}
 	}
 	return out
@@ -255,7 +262,9 @@ func (x *oldIndex) operatorHandles(raw bool) []*oldOpHandle {
 // identity of the delegate stream and the state name.
 func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[string]*OperatorStatePart, error) {
 	out := map[string]*OperatorStatePart{}
-	olds := x.operatorHandles(raw)
+	r := b2i(raw)
+	olds := x.ops[r]
+	used := map[int]map[string][]bool{} // per old handle and name, offset positions already attributed
 	type pair struct {
 		subtask, handle, idx int
 		bytes                int64
@@ -274,25 +283,27 @@ func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[stri
 				continue
 			}
 			found := false
-			for hi, o := range olds {
-				if o.h.Delegate != g.Delegate {
-					continue
-				}
+			for _, hi := range x.opsAt[r][g.Delegate] {
+				o := olds[hi]
 				for _, os := range o.h.States {
 					if os.Name != s.Name {
 						continue
 					}
-					at := findRun(os.Offsets, s.Offsets, o.used[s.Name])
+					u := used[hi]
+					at := findRun(os.Offsets, s.Offsets, u[s.Name])
 					if at < 0 {
 						continue
 					}
-					if o.used[s.Name] == nil {
-						o.used[s.Name] = make([]bool, len(os.Offsets))
+					if u == nil {
+						u = map[string][]bool{}
+						used[hi] = u
 					}
-					all := allOffsets(o.h)
+					if u[s.Name] == nil {
+						u[s.Name] = make([]bool, len(os.Offsets))
+					}
 					for q := range s.Offsets {
-						o.used[s.Name][at+q] = true
-						perName[s.Name] = append(perName[s.Name], pair{o.subtask, hi, at + q, elementBytes(all, os.Offsets[at+q], o.h.Delegate.Size)})
+						u[s.Name][at+q] = true
+						perName[s.Name] = append(perName[s.Name], pair{o.subtask, hi, at + q, elementBytes(o.all, os.Offsets[at+q], o.h.Delegate.Size)})
 					}
 					found = true
 					break
@@ -384,11 +395,9 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 		}
 		olds := x.ops[b2i(raw)]
 		for _, g := range ogot {
-			for _, o := range olds {
-				if o.h.Delegate != g.Delegate {
-					continue
-				}
-				all := allOffsets(o.h)
+			for _, hi := range x.opsAt[b2i(raw)][g.Delegate] {
+				o := olds[hi]
+				all := o.all
 				n += headerBytes(all, o.h.Delegate.Size)
 				for _, s := range g.States {
 					for _, off := range s.Offsets {

@@ -114,6 +114,9 @@ type Shape struct {
 	SourceMax, KeyedMax int
 	// Stages are the snapshot's stage operator states, in metadata order.
 	Stages []StageShape
+	// Gone are the uids of operator states taken out of the snapshot (nil: none): the restore is
+	// judged as if they were not stored (ExpectOperators judges each operator on its own so).
+	Gone map[string]bool
 }
 
 // StageShape is a stage at a snapshot: its operators' uids (head first), its max parallelism,
@@ -140,6 +143,14 @@ type Expectation struct {
 	// StaleUIDHash: the keyed state is matched by the generated ID while a setUidHash points
 	// elsewhere (1.10.1 then ignores the state: FLINK-13973).
 	StaleUIDHash bool
+	// Hazard, when accepted, marks (by vertex index) the vertices that take states of different
+	// max parallelisms, counting their operators without a stored state at the vertex's own:
+	// every released Flink adopts the last one it checks (FLINK-40113), so the max parallelism
+	// they restore with is not the oracle's to say (master refuses those with keyed state).
+	Hazard []bool
+	// Culprit, when refused, is the uid of the operator state the refusal is about ("" when it is
+	// about a vertex: MaxParallelismBelowParallelism, MaxParallelismDisagreement).
+	Culprit string
 }
 
 // storedOp is one stored operator state of the sink or a stage.
@@ -153,12 +164,14 @@ type storedOp struct {
 // groupOps lists the snapshot's sink and stage operator states, in metadata order.
 func (s Shape) groupOps() []storedOp {
 	var out []storedOp
-	if s.SinkUID != "" {
+	if s.SinkUID != "" && !s.Gone[s.SinkUID] {
 		out = append(out, storedOp{uid: s.SinkUID, max: s.KeyedMax, entries: !s.KeyedEmpty})
 	}
 	for _, st := range s.Stages {
 		for u, uid := range st.UIDs {
-			out = append(out, storedOp{uid: uid, max: st.Max, entries: st.Keyed, state: st.Keyed && u == 0})
+			if !s.Gone[uid] {
+				out = append(out, storedOp{uid: uid, max: st.Max, entries: st.Keyed, state: st.Keyed && u == 0})
+			}
 		}
 	}
 	return out
@@ -167,7 +180,7 @@ func (s Shape) groupOps() []storedOp {
 // ExpectRestore predicts the outcome of restoring a snapshot of shape old into job j.
 func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 	// A job without a keyed vertex (the plan keeps it so) has no keyed state to match.
-	keyedStored := old.KeyedUID != ""
+	keyedStored := old.KeyedUID != "" && !old.Gone[old.KeyedUID]
 	stored := OperatorIDFromUID(old.KeyedUID)
 	gen := OperatorIDFromUID(j.Keyed.head())
 	byGen := keyedStored && j.hasKeyed() && gen == stored
@@ -178,16 +191,16 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		keyedMax, keyedConfigured = j.Keyed.configuredMax()
 	}
 	flags := Expectation{ViaUIDHash: byHash && !byGen, StaleUIDHash: byGen && j.Keyed.UIDHash != "" && !byHash}
-	refuse := func(reason Reason, when string) Expectation {
+	refuse := func(reason Reason, when, culprit string) Expectation {
 		e := flags
-		e.Reason, e.RefusedWhen = reason, when
+		e.Reason, e.RefusedWhen, e.Culprit = reason, when, culprit
 		return e
 	}
 	// Flink refuses to build a vertex whose configured max parallelism is below its parallelism,
 	// before any restore (vertices in job order).
 	for v := range j.numVertices() {
 		if c := j.vertex(v); c.MaxParallelism > 0 && c.MaxParallelism < c.Parallelism {
-			return refuse(MaxParallelismBelowParallelism, c.Name+": configured max parallelism below parallelism")
+			return refuse(MaxParallelismBelowParallelism, c.Name+": configured max parallelism below parallelism", "")
 		}
 	}
 
@@ -195,12 +208,12 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 	// The source is always matched; its max parallelism is never configured, so it is adopted.
 	if keyedMatched {
 		if keyedConfigured && keyedMax != old.KeyedMax {
-			return refuse(MaxParallelismMismatch, "keyed max parallelism changed")
+			return refuse(MaxParallelismMismatch, "keyed max parallelism changed", old.KeyedUID)
 		}
 	} else if keyedStored && !old.KeyedEmpty && !allowNonRestored {
 		// (A state without subtask entries holds nothing: Flink skips it, "Skipping empty
 		// savepoint state for operator".)
-		return refuse(NonRestoredState, "keyed state has no operator")
+		return refuse(NonRestoredState, "keyed state has no operator", old.KeyedUID)
 	}
 	// The sink and the stages' operators are matched by uid to whichever vertex now has an operator
 	// of that uid (the keyed vertex for the sink). A matched state must agree on max parallelism
@@ -222,12 +235,12 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		v, ok := newVertex[op.uid]
 		if !ok {
 			if op.state && !allowNonRestored {
-				return refuse(NonRestoredState, "keyed stage state has no operator")
+				return refuse(NonRestoredState, "keyed stage state has no operator", op.uid)
 			}
 			continue
 		}
 		if m, configured := j.vertex(v).configuredMax(); configured && m != op.max {
-			return refuse(MaxParallelismMismatch, j.vertex(v).Name+": max parallelism of "+op.uid+" changed")
+			return refuse(MaxParallelismMismatch, j.vertex(v).Name+": max parallelism of "+op.uid+" changed", op.uid)
 		}
 		taken[v] = append(taken[v], op)
 	}
@@ -235,10 +248,11 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 	// has subtask entries (1.18's hasNonFinishedState; on 1.10.1 every state the simulated jobs
 	// store has entries); then every state it takes, entries or not, must have a max parallelism
 	// of at least the new parallelism, and an unconfigured vertex adopts the stored one.
-	if old.SourceMax < j.Source.Parallelism {
-		return refuse(MaxParallelismBelowNewParallelism, "source parallelism above its max parallelism")
+	if old.SourceMax < j.Source.Parallelism && !old.Gone[old.SourceUID] {
+		return refuse(MaxParallelismBelowNewParallelism, "source parallelism above its max parallelism", old.SourceUID)
 	}
 	maxAfter := make([]int, j.numVertices())
+	var hazard []bool
 	for v := 1; v < j.numVertices(); v++ {
 		c := j.vertex(v)
 		if c.Parallelism == 0 {
@@ -252,27 +266,33 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		if !slices.ContainsFunc(states, func(op storedOp) bool { return op.entries }) {
 			continue
 		}
-		if j.RefuseMaxParallelismDisagreement && disagree(j, v, states, v == 1 && keyedMatched) {
-			return refuse(MaxParallelismDisagreement, c.Name+": keyed vertex whose operators recorded different max parallelisms (FLINK-40113)")
+		if disagree(j, v, states, v == 1 && keyedMatched, false) {
+			if hazard == nil {
+				hazard = make([]bool, j.numVertices())
+			}
+			hazard[v] = true
+		}
+		if j.RefuseMaxParallelismDisagreement && disagree(j, v, states, v == 1 && keyedMatched, true) {
+			return refuse(MaxParallelismDisagreement, c.Name+": keyed vertex whose operators recorded different max parallelisms (FLINK-40113)", "")
 		}
 		for _, op := range states {
 			if op.max < c.Parallelism {
-				return refuse(MaxParallelismBelowNewParallelism, c.Name+" parallelism above the max parallelism of "+op.uid)
+				return refuse(MaxParallelismBelowNewParallelism, c.Name+" parallelism above the max parallelism of "+op.uid, op.uid)
 			}
 		}
 		maxAfter[v] = states[slices.IndexFunc(states, func(op storedOp) bool { return op.entries })].max // adopted (or equal when configured)
 	}
 	e := flags
-	e.Accept, e.KeyedMax, e.KeyedState, e.StageMax = true, maxAfter[1], keyedMatched, maxAfter[2:]
+	e.Accept, e.KeyedMax, e.KeyedState, e.StageMax, e.Hazard = true, maxAfter[1], keyedMatched, maxAfter[2:], hazard
 	return e
 }
 
-// disagree reports whether vertex v of job j holds keyed state and its operator states — the
-// stored ones it takes (states) and, for its operators without one, a state at the vertex's own
-// max parallelism — carry different max parallelisms; keyedMatched says whether the keyed
-// operator of vertex 1 is the first of states (else its state is the vertex's own).
-func disagree(j Job, v int, states []storedOp, keyedMatched bool) bool {
-	if !slices.ContainsFunc(states, func(op storedOp) bool { return op.state }) {
+// disagree reports whether vertex v of job j (when keyed: holds keyed state and) its operator
+// states — the stored ones it takes (states) and, for its operators without one, a state at the
+// vertex's own max parallelism — carry different max parallelisms; keyedMatched says whether the
+// keyed operator of vertex 1 is the first of states (else its state is the vertex's own).
+func disagree(j Job, v int, states []storedOp, keyedMatched, keyed bool) bool {
+	if keyed && !slices.ContainsFunc(states, func(op storedOp) bool { return op.state }) {
 		return false
 	}
 	own, _ := j.vertex(v).configuredMax()

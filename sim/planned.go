@@ -1,0 +1,384 @@
+package sim
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/savepoint"
+	"github.com/restoresim/restoresim/sim/oracle"
+)
+
+// InvPlan: at every restore from a pointer, the restore planner (savepoint.PlanRestore, what
+// `simulate plan` runs) on the _metadata the world wrote, for the new job, agrees with what the
+// restore did and with the oracle: its verdict (accepted, or refused by the same check as the
+// restore and for the reason the oracle expects), each operator state refused, dropped or
+// restored (into the vertex and at the max parallelism) as the oracle judges it on its own, and
+// per new subtask the keyed handles, key groups, operator-state entries and their bytes the
+// oracle derives from the stored state (oracle.ExpectPlanned).
+const InvPlan = "plan"
+
+// checkPlan runs the planner as a user would on the snapshot f a restore of job j just read
+// (restoreErr: the restore's refusal or failure, nil when accepted) and checks the plan. Restores
+// from damaged storage are not planned (their failure is already judged), nor, per operator,
+// those running into a known Flink issue.
+func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored bool, exp expectation, restoreErr error) {
+	if w.damaged(f.id) {
+		return
+	}
+	fail := func(what, diff string) {
+		w.violate(step, InvPlan, fmt.Sprintf("plan of snapshot %d: %s", f.id, what), diff)
+	}
+	sp, err := savepoint.Storage{FS: storageFS{w.fs}, Scheme: "file"}.Open(f.pointer, "")
+	if err != nil {
+		fail("cannot open: "+firstLine(err), "")
+		return
+	}
+	jf := planJob(j)
+	vertices, err := jf.Validate(0)
+	if !exp.Accept && exp.Reason == oracle.MaxParallelismBelowParallelism {
+		// Flink refuses to build such a job before any restore; so does the planner's job file.
+		if err == nil {
+			fail("the job file of a vertex whose max parallelism is below its parallelism was accepted", "")
+		}
+		return
+	}
+	if err != nil {
+		fail("the new job's file: "+firstLine(err), "")
+		return
+	}
+	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: w.plan.Version, Job: vertices, AllowNonRestoredState: allowNonRestored})
+	if err != nil {
+		fail("planning failed: "+firstLine(err), "")
+		return
+	}
+
+	// The verdict: the plan's against the restore's and the oracle's.
+	restorable, first := pl.Restorable, true
+	if w.plan.Version == model.Flink1101 && pl.Check != nil && *pl.Check == model.CheckMetadataVersion {
+		// The 1.10.1 simulation writes format version 4 (model/doc.go), which Flink 1.10.1 does
+		// not read: the plan refuses it first and judges the operators on. Its verdict is
+		// theirs; which check Flink would raise first is not in the plan.
+		restorable, first = !slices.ContainsFunc(pl.Operators, func(po savepoint.OperatorPlan) bool { return po.Status == "refused" }), false
+	}
+	var rf *model.RefusalError
+	switch {
+	case restorable && restoreErr != nil:
+		fail("restorable, but the restore was refused: "+firstLine(restoreErr), "")
+		return
+	case !restorable && restoreErr == nil:
+		fail(fmt.Sprintf("refused (%v), but the restore was accepted", firstLine(pl.Refusal)), "")
+		return
+	case first && !restorable && errors.As(restoreErr, &rf) && pl.Check != nil && rf.Check != *pl.Check:
+		fail(fmt.Sprintf("refused by check %v, the restore by %v", *pl.Check, rf.Check), "")
+		return
+	}
+	if w.known != "" {
+		return
+	}
+	if restorable != exp.Accept || first && !exp.Accept && !errors.Is(pl.Refusal, exp.reason) {
+		fail(fmt.Sprintf("restorable %v (%v), the oracle expects accepted %v (%v)", restorable, firstLine(pl.Refusal), exp.Accept, exp.reason), "")
+		return
+	}
+
+	// Each operator state on its own.
+	oj := oracleJob(j)
+	oj.RefuseMaxParallelismDisagreement = w.plan.Version == model.FlinkMaster // (as expectOracle)
+	verdicts, rest, ok := oracle.ExpectOperators(f.shape, oj, allowNonRestored)
+	if !ok {
+		return // a refusal of a whole vertex: which state a planner charges it to is not the oracle's to say
+	}
+	byID := map[string]*savepoint.OperatorPlan{}
+	for i := range pl.Operators {
+		byID[pl.Operators[i].OperatorID] = &pl.Operators[i]
+	}
+	gone := map[string]bool{}
+	var want, got []string
+	for _, ov := range verdicts {
+		id := oracle.OperatorIDFromUID(ov.UID).String()
+		want = append(want, ov.String())
+		po := byID[id]
+		if po == nil {
+			got = append(got, ov.UID+" not in the plan")
+			continue
+		}
+		got = append(got, describeOperatorPlan(ov, po))
+		if ov.Status == oracle.Refused {
+			gone[id] = true
+		}
+	}
+	if !gocmp.Equal(want, got) {
+		fail("operators judged otherwise than the oracle judges each on its own", gocmp.Diff(want, got))
+		return
+	}
+
+	// Per new subtask, what it reads and the bytes: the oracle's reference over the stored state
+	// without the refused operators' (the plan goes on as if it were gone).
+	md := sp.File.ModelFor(w.plan.Version)
+	var kept []model.OperatorState
+	for _, os := range md.Operators {
+		if !gone[os.OperatorID.String()] {
+			kept = append(kept, os)
+		}
+	}
+	maxPar := expectation{Expectation: rest}.maxParOf(f.shape)
+	present := j.present()
+	nvs := make([]oracle.NewVertex, len(present))
+	for k, v := range present {
+		nvs[k] = w.newVertex(v, maxPar(v))
+	}
+	expect := oracle.ExpectPlanned(w.plan.Version != model.Flink1101, plainStored(kept), plainSizes(kept), nvs)
+	for k, v := range present {
+		if v < len(rest.Hazard) && rest.Hazard[v] {
+			continue // the key groups depend on the max parallelism FLINK-40113 picks
+		}
+		name := VertexName(v)
+		for i := range nvs[k].Parallelism {
+			gotReads := map[string]oracle.Planned{}
+			for _, po := range pl.Operators {
+				if po.Status != "restored" || po.Vertex == nil || *po.Vertex != name || i >= len(po.Subtasks) {
+					continue
+				}
+				if r := plannedReads(&po.Subtasks[i]); len(r.ManagedKeyed)+len(r.RawKeyed)+len(r.ManagedOperator)+len(r.RawOperator) > 0 {
+					gotReads[generatedID(vertices, name, po.ChainPosition)] = r // the oracle's key: the taking operator's generated ID
+				}
+			}
+			if !samePlannedSubtask(expect[k][i], gotReads) {
+				fail(fmt.Sprintf("%s subtask %d reads other handles, entries or bytes than the oracle derives", name, i),
+					gocmp.Diff(oracle.DescribePlanned(expect[k][i]), oracle.DescribePlanned(gotReads)))
+				return
+			}
+		}
+	}
+}
+
+// generatedID is the generated ID of the operator at chain position k of the vertex named name
+// ("" when there is none).
+func generatedID(vertices []savepoint.Vertex, name string, k *int) string {
+	for _, v := range vertices {
+		if v.Name == name && k != nil && *k < len(v.Operators) {
+			return v.Operators[*k].ID.String()
+		}
+	}
+	return ""
+}
+
+// describeOperatorPlan is an operator's plan in the words of oracle.OperatorVerdict.String.
+// (want is the oracle's verdict, whose words for the max parallelism a hazard picks it takes.)
+func describeOperatorPlan(want oracle.OperatorVerdict, po *savepoint.OperatorPlan) string {
+	uid := want.UID
+	switch po.Status {
+	case "refused":
+		reason := "unknown reason"
+		for r, e := range refusalErrors {
+			if errors.Is(po.Refusal, e) {
+				reason = r.String()
+			}
+		}
+		return fmt.Sprintf("%s refused (%s)", uid, reason)
+	case "restored":
+		v := -1
+		if po.Vertex != nil {
+			v = vertexIndex(*po.Vertex)
+		}
+		if want.Status == oracle.Restored && want.MaxParallelism == 0 {
+			return fmt.Sprintf("%s restored into vertex %d (FLINK-40113 picks the max parallelism)", uid, v)
+		}
+		return fmt.Sprintf("%s restored into vertex %d at max parallelism %d", uid, v, po.NewMaxParallelism)
+	}
+	return uid + " " + po.Status
+}
+
+// vertexIndex is the vertex index VertexName names (-1 for another name).
+func vertexIndex(name string) int {
+	switch name {
+	case "source":
+		return 0
+	case "keyed":
+		return 1
+	}
+	var v int
+	if _, err := fmt.Sscanf(name, "v%d", &v); err != nil || v < 2 {
+		return -1
+	}
+	return v
+}
+
+func samePlannedSubtask(want, got map[string]oracle.Planned) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for id, w := range want {
+		g, ok := got[id]
+		if !ok || !oracle.SamePlanned(w, g) {
+			return false
+		}
+	}
+	return true
+}
+
+// plannedReads is what the plan says a subtask reads, as the oracle's plain values.
+func plannedReads(s *savepoint.SubtaskPlan) oracle.Planned {
+	keyed := func(ps []savepoint.KeyedPart) []oracle.PlannedKeyed {
+		var out []oracle.PlannedKeyed
+		for _, p := range ps {
+			out = append(out, oracle.PlannedKeyed{OldSubtask: p.OldSubtask, Start: p.Start, End: p.End, Bytes: p.Bytes})
+		}
+		return out
+	}
+	entries := func(m map[string]*savepoint.OperatorStatePart) map[string]oracle.PlannedEntries {
+		out := map[string]oracle.PlannedEntries{}
+		for n, p := range m {
+			if len(p.Pairs) == 0 {
+				continue
+			}
+			pe := oracle.PlannedEntries{Bytes: p.Bytes, Pairs: slices.Clone(p.Pairs)}
+			sortPairs(pe.Pairs)
+			out[n] = pe
+		}
+		return out
+	}
+	return oracle.Planned{ManagedKeyed: keyed(s.ManagedKeyedState), RawKeyed: keyed(s.RawKeyedState),
+		ManagedOperator: entries(s.ManagedOperatorState), RawOperator: entries(s.RawOperatorState)}
+}
+
+func sortPairs(ps [][2]int) {
+	slices.SortFunc(ps, func(a, b [2]int) int { return cmp.Compare(a[0], b[0])*2 + cmp.Compare(a[1], b[1]) })
+}
+
+// plainSizes gives the bytes of the streams of ops, as the handles record them.
+func plainSizes(ops []model.OperatorState) oracle.Sizes {
+	out := oracle.Sizes{}
+	for _, os := range ops {
+		for _, st := range os.Subtasks {
+			if st == nil {
+				continue
+			}
+			for _, hs := range [][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
+				for _, h := range hs {
+					switch h := h.(type) {
+					case *model.KeyGroupsStateHandle:
+						out[h.Delegate.Path] = h.Delegate.Size
+					case *model.IncrementalKeyedStateHandle:
+						own := h.Meta.Size
+						for _, f := range h.Private {
+							own += f.Handle.Size
+						}
+						out[h.BackendID] = own
+						for _, f := range h.Shared {
+							out[f.Handle.Path] = f.Handle.Size
+						}
+					}
+				}
+			}
+			for _, hs := range [][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+				for _, h := range hs {
+					out[h.Delegate.Path] = h.Delegate.Size
+				}
+			}
+		}
+	}
+	return out
+}
+
+// planJob describes job j as a `simulate plan --job` file does: its vertices in the model's
+// order, each with its parallelism, its configured max parallelism (none: Flink's default) and
+// its operators by uid, head first, the keyed operator's setUidHash as uid_hash.
+func planJob(j Job) savepoint.JobFile {
+	var jf savepoint.JobFile
+	add := func(v int, uids []string, uidHash string) {
+		c := j.vertexConfig(v)
+		p := c.Parallelism
+		jv := savepoint.JobFileVertex{Name: VertexName(v), Parallelism: &p}
+		if c.MaxParallelism > 0 {
+			m := c.MaxParallelism
+			jv.MaxParallelism = &m
+		}
+		for k := range uids {
+			op := savepoint.JobFileOperator{UID: &uids[k]}
+			if k == 0 && uidHash != "" {
+				h := strings.ToLower(uidHash)
+				op.UIDHash = &h
+			}
+			jv.Operators = append(jv.Operators, op)
+		}
+		jf.Vertices = append(jf.Vertices, jv)
+	}
+	add(0, []string{j.Source.UID}, "")
+	if j.HasKeyed() {
+		uids := []string{j.Keyed.UID}
+		if j.Sink {
+			uids = append(uids, sinkUID)
+		}
+		add(1, uids, j.Keyed.UIDHash)
+	}
+	for k := range j.Stages {
+		add(2+k, j.StageUIDs(k), "")
+	}
+	return jf
+}
+
+// storageFS serves the simulated storage's "file:" paths as an io/fs.FS (the path "/a/b" is the
+// name "a/b"), for savepoint.Storage: files holding bytes (the _metadata files) are readable,
+// directories are implied by the files below them.
+type storageFS struct{ m *memFS }
+
+func (s storageFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	p := "file:/" + name
+	if name == "." {
+		p = "file:/"
+	}
+	if f, ok := s.m.files[p]; ok {
+		b, _ := f.content.([]byte)
+		return &storageFile{name: name, b: b, size: f.size}, nil
+	}
+	if fi, err := s.m.Stat(p); err == nil && fi.IsDir {
+		return &storageFile{name: name, dir: true}, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+type storageFile struct {
+	name string
+	b    []byte
+	off  int
+	size int64
+	dir  bool
+}
+
+func (f *storageFile) Stat() (fs.FileInfo, error) { return f, nil }
+func (f *storageFile) Close() error               { return nil }
+func (f *storageFile) Read(p []byte) (int, error) {
+	if f.dir {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: errors.New("is a directory")}
+	}
+	if f.off >= len(f.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.b[f.off:])
+	f.off += n
+	return n, nil
+}
+
+// fs.FileInfo of a storageFile.
+func (f *storageFile) Name() string       { return f.name[strings.LastIndexByte(f.name, '/')+1:] }
+func (f *storageFile) Size() int64        { return f.size }
+func (f *storageFile) ModTime() time.Time { return time.Time{} }
+func (f *storageFile) IsDir() bool        { return f.dir }
+func (f *storageFile) Sys() any           { return nil }
+func (f *storageFile) Mode() fs.FileMode {
+	if f.dir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
