@@ -27,6 +27,16 @@ type oldIndex struct {
 	// opsAt maps a delegate stream to the ascending positions in ops of the handles writing it,
 	// so a received operator-state handle costs the handles of its stream, not all old subtasks.
 	opsAt [2]map[model.StreamHandle][]int
+	// opBytes memoizes the operator-state bytes of a received handle list by its first element:
+	// the assignment gives new subtasks whose handles come out equal one shared list (UNION), so
+	// the bytes of P subtasks each receiving every old subtask's handle cost P, not P².
+	opBytes [2]map[*model.OperatorStateHandle]listBytes
+}
+
+// listBytes is the memoized operator-state bytes of a handle list of length n.
+type listBytes struct {
+	n     int
+	bytes int64
 }
 
 func indexOldState(os *model.OperatorState) *oldIndex {
@@ -393,21 +403,40 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 		if raw {
 			ogot = st.RawOperatorState
 		}
-		olds := x.ops[b2i(raw)]
-		for _, g := range ogot {
-			for _, hi := range x.opsAt[b2i(raw)][g.Delegate] {
-				o := olds[hi]
-				all := o.all
-				n += headerBytes(all, o.h.Delegate.Size)
-				for _, s := range g.States {
-					for _, off := range s.Offsets {
-						n += elementBytes(all, off, o.h.Delegate.Size)
-					}
+		n += x.operatorBytes(raw, ogot)
+	}
+	return n
+}
+
+// operatorBytes is bytesRead's share of the operator-state handles got (memoized per shared
+// list).
+func (x *oldIndex) operatorBytes(raw bool, got []model.OperatorStateHandle) int64 {
+	if len(got) == 0 {
+		return 0
+	}
+	r := b2i(raw)
+	if m, ok := x.opBytes[r][&got[0]]; ok && m.n == len(got) {
+		return m.bytes
+	}
+	var n int64
+	olds := x.ops[r]
+	for _, g := range got {
+		for _, hi := range x.opsAt[r][g.Delegate] {
+			o := olds[hi]
+			all := o.all
+			n += headerBytes(all, o.h.Delegate.Size)
+			for _, s := range g.States {
+				for _, off := range s.Offsets {
+					n += elementBytes(all, off, o.h.Delegate.Size)
 				}
-				break
 			}
+			break
 		}
 	}
+	if x.opBytes[r] == nil {
+		x.opBytes[r] = map[*model.OperatorStateHandle]listBytes{}
+	}
+	x.opBytes[r][&got[0]] = listBytes{len(got), n}
 	return n
 }
 
