@@ -421,16 +421,17 @@ func (x *oldIndex) operatorBytes(raw bool, got []model.OperatorStateHandle) int6
 	var n int64
 	olds := x.ops[r]
 	for _, g := range got {
-		for _, hi := range x.opsAt[r][g.Delegate] {
-			o := olds[hi]
-			all := o.all
-			n += headerBytes(all, o.h.Delegate.Size)
-			for _, s := range g.States {
-				for _, off := range s.Offsets {
-					n += elementBytes(all, off, o.h.Delegate.Size)
-				}
+		his := x.opsAt[r][g.Delegate]
+		if len(his) == 0 {
+			continue
+		}
+		o := olds[his[0]] // the first old handle writing the stream
+		all := o.all
+		n += headerBytes(all, o.h.Delegate.Size)
+		for _, s := range g.States {
+			for _, off := range s.Offsets {
+				n += elementBytes(all, off, o.h.Delegate.Size)
 			}
-			break
 		}
 	}
 	if x.opBytes[r] == nil {
