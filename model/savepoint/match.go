@@ -62,6 +62,22 @@ func indexOldState(os *model.OperatorState) *oldIndex {
 type oldKeyed struct {
 	subtask int
 	h       model.KeyedStateHandle
+	// ends memoizes sortedPositive of a key-groups handle's offsets (nil until asked): every new
+	// subtask cutting the handle asks, and the array has up to max-parallelism entries.
+	ends []int64
+}
+
+// endsOf is the distinct positive offsets of the key-groups handle at position c of seq,
+// ascending (computed once).
+func (x *oldIndex) endsOf(raw bool, c int, h *model.KeyGroupsStateHandle) []int64 {
+	o := &x.seq[b2i(raw)][c]
+	if o.ends == nil {
+		o.ends = sortedPositive(h.Offsets.Offsets)
+		if o.ends == nil {
+			o.ends = []int64{}
+		}
+	}
+	return o.ends
 }
 
 func (x *oldIndex) keyedSeq(raw bool) []oldKeyed {
@@ -76,7 +92,7 @@ func (x *oldIndex) keyedSeq(raw bool) []oldKeyed {
 		}
 		for _, h := range l {
 			if h != nil {
-				seq = append(seq, oldKeyed{j, h})
+				seq = append(seq, oldKeyed{subtask: j, h: h})
 			}
 		}
 	}
@@ -177,7 +193,7 @@ func (x *oldIndex) keyed(got []model.KeyedStateHandle, raw bool) ([]KeyedPart, e
 			return nil, fmt.Errorf("model: internal error: received keyed handle %T %v matches no old handle", g, g.KeyGroupRange())
 		}
 		r := g.KeyGroupRange()
-		out = append(out, KeyedPart{OldSubtask: seq[c].subtask, Start: r.Start, End: r.End, Handle: keyedKind(g), Bytes: keyedReceivedBytes(seq[c].h, g)})
+		out = append(out, KeyedPart{OldSubtask: seq[c].subtask, Start: r.Start, End: r.End, Handle: keyedKind(g), Bytes: x.keyedReceivedBytes(raw, c, g)})
 		c++
 	}
 	return out, nil
@@ -202,13 +218,13 @@ func keyedKind(h model.KeyedStateHandle) string {
 
 // keyedReceivedBytes: for a key-groups handle the bytes of the received key groups (see the
 // help); for other handles the whole handle.
-func keyedReceivedBytes(old, got model.KeyedStateHandle) int64 {
-	o, ok1 := old.(*model.KeyGroupsStateHandle)
+func (x *oldIndex) keyedReceivedBytes(raw bool, c int, got model.KeyedStateHandle) int64 {
+	o, ok1 := x.seq[b2i(raw)][c].h.(*model.KeyGroupsStateHandle)
 	g, ok2 := got.(*model.KeyGroupsStateHandle)
 	if !ok1 || !ok2 {
 		return got.StateSize()
 	}
-	ends := sortedPositive(o.Offsets.Offsets)
+	ends := x.endsOf(raw, c, o)
 	var n int64
 	for _, off := range g.Offsets.Offsets {
 		n += elementBytes(ends, off, o.Delegate.Size)
@@ -396,7 +412,7 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 			}
 			if c := x.find(raw, 0, g); c < len(seq) {
 				old := seq[c].h.(*model.KeyGroupsStateHandle)
-				n += headerBytes(sortedPositive(old.Offsets.Offsets), old.Delegate.Size) + keyedReceivedBytes(old, kg)
+				n += headerBytes(x.endsOf(raw, c, old), old.Delegate.Size) + x.keyedReceivedBytes(raw, c, kg)
 			}
 		}
 		ogot := st.ManagedOperatorState
