@@ -199,29 +199,15 @@ func (w *World) replayInFlight(t *keyedTask, i int, hs []model.ChannelStateHandl
 	return nil
 }
 
-// inputDescriptor is the input rescaling descriptor of operator id in a restore object (nil:
-// NO_RESCALE).
-func inputDescriptor(restore *model.TaskRestore, id model.OperatorID) *model.InflightDataRescalingDescriptor {
+// operatorState is the state of operator id in a restore object (nil when it has none; its
+// InputRescalingDescriptor and OutputRescalingDescriptor are nil for NO_RESCALE).
+func operatorState(restore *model.TaskRestore, id model.OperatorID) *model.OperatorSubtaskState {
 	if restore == nil {
 		return nil
 	}
-	for _, op := range restore.Operators {
-		if op.OperatorID == id {
-			return op.State.InputRescalingDescriptor
-		}
-	}
-	return nil
-}
-
-// outputDescriptor is the output rescaling descriptor of operator id in a restore object (nil:
-// NO_RESCALE).
-func outputDescriptor(restore *model.TaskRestore, id model.OperatorID) *model.InflightDataRescalingDescriptor {
-	if restore == nil {
-		return nil
-	}
-	for _, op := range restore.Operators {
-		if op.OperatorID == id {
-			return op.State.OutputRescalingDescriptor
+	for i := range restore.Operators {
+		if restore.Operators[i].OperatorID == id {
+			return &restore.Operators[i].State
 		}
 	}
 	return nil

@@ -106,7 +106,9 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 		}
 		// In-flight data (after the keyed state it adds to): the JobManager's handles only, as
 		// Flink keeps no local copy of channel state.
-		keyedIn[i] = inputDescriptor(keyedV.Subtasks[i], keyedID)
+		if st := operatorState(keyedV.Subtasks[i], keyedID); st != nil {
+			keyedIn[i] = st.InputRescalingDescriptor
+		}
 		err := w.tryAlternatives(len(p.InputChannel), func(k int) error {
 			return w.replayInFlight(t, i, p.InputChannel[k], keyedIn[i])
 		})
@@ -123,7 +125,10 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 			if !ok {
 				continue
 			}
-			out := outputDescriptor(srcV.Subtasks[i], srcID)
+			var out *model.InflightDataRescalingDescriptor
+			if st := operatorState(srcV.Subtasks[i], srcID); st != nil {
+				out = st.OutputRescalingDescriptor
+			}
 			err := w.tryAlternatives(len(p.ResultSubpartition), func(k int) error {
 				return w.resendOutFlight(p.ResultSubpartition[k], out, keyedIn)
 			})

@@ -221,15 +221,7 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 	// it holds state (a keyed stage's head) and allowNonRestoredState is off, else skipped (a
 	// stateless operator's, or empty entries). (The plans keep these uids apart from the source's
 	// and the keyed operator's.)
-	newVertex := map[string]int{}
-	if j.SinkUID != "" {
-		newVertex[j.SinkUID] = 1
-	}
-	for k, st := range j.Stages {
-		for _, uid := range st.UIDs {
-			newVertex[uid] = 2 + k
-		}
-	}
+	newVertex := j.uidVertices()
 	taken := make([][]storedOp, j.numVertices()) // per new vertex, the stored sink/stage states it takes
 	for _, op := range old.groupOps() {
 		v, ok := newVertex[op.uid]
@@ -317,4 +309,19 @@ func disagree(j Job, v int, states []storedOp, keyedMatched, keyed bool) bool {
 		}
 	}
 	return len(maxes) > 1
+}
+
+// uidVertices maps the uid of the sink and of every stage operator to the index of the vertex that
+// has it in j (1 for the sink, chained to the keyed vertex; 2+k for stage k).
+func (j Job) uidVertices() map[string]int {
+	m := map[string]int{}
+	if j.SinkUID != "" {
+		m[j.SinkUID] = 1
+	}
+	for k, st := range j.Stages {
+		for _, uid := range st.UIDs {
+			m[uid] = 2 + k
+		}
+	}
+	return m
 }

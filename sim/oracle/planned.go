@@ -81,15 +81,7 @@ func ExpectOperators(old Shape, j Job, allowNonRestored bool) (verdicts []Operat
 		}
 		gone[rest.Culprit], reasons[rest.Culprit] = true, rest.Reason
 	}
-	newVertex := map[string]int{}
-	if j.SinkUID != "" {
-		newVertex[j.SinkUID] = 1
-	}
-	for k, st := range j.Stages {
-		for _, uid := range st.UIDs {
-			newVertex[uid] = 2 + k
-		}
-	}
+	newVertex := j.uidVertices()
 	if j.RefuseMaxParallelismDisagreement && len(reasons) > 0 {
 		// On master the agreement check runs before the parallelism check, over the vertex's
 		// states in Flink's order: once one of two refused states of a vertex is gone, the other
