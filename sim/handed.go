@@ -122,6 +122,7 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 		nvs[k] = w.newVertex(v, maxPar(v))
 	}
 	want := oracle.ExpectHanded(w.plan.Version != model.Flink1101, plainStored(cp.Operators), nvs)
+	seen := handedLists{}
 	for k, v := range vertices {
 		va := a.Vertices[k]
 		for i := range nvs[k].Parallelism {
@@ -129,11 +130,11 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 			if i < len(va.Subtasks) && va.Subtasks[i] != nil {
 				ops = va.Subtasks[i].Operators
 			}
-			if !handedMatches(want[k][i], ops) {
-				got := map[string]oracle.Handed{}
+			if !seen.matches(want[k][i], ops) {
+				got := map[string]*oracle.Handed{}
 				for _, op := range ops {
 					if h := describedHanded(&op.State); !h.Empty() {
-						got[op.OperatorID.String()] = h
+						got[op.OperatorID.String()] = &h
 					}
 				}
 				w.violate(step, InvHanded, fmt.Sprintf("%s subtask %d was handed other state than the oracle's assignment of checkpoint %d", VertexName(v), i, cp.CheckpointID),
@@ -144,9 +145,27 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 	}
 }
 
-// handedMatches reports whether the operators' states a subtask was handed are want's (generated
-// ID → state; operators handed nothing left out).
-func handedMatches(want map[string]oracle.Handed, ops []model.OperatorRestore) bool {
+// handedLists memoizes what operatorMatches finds of one list of operator-state handles: the
+// assignment hands subtasks whose handles come out equal one shared list (UNION state: every
+// new subtask gets every old subtask's handles), so checking P subtasks costs P, not P².
+type handedLists map[handedList]handedSplit
+
+type handedList struct {
+	first *model.OperatorStateHandle
+	n     int
+	union *oracle.UnionSet
+}
+
+// handedSplit is a list's entries not of mode UNION, sorted, and whether its UNION entries are
+// exactly the union set's, each once.
+type handedSplit struct {
+	rest      []oracle.Entry
+	unionSame bool
+}
+
+// matches reports whether the operators' states a subtask was handed are want's (generated ID →
+// state; operators handed nothing left out).
+func (m handedLists) matches(want map[string]*oracle.Handed, ops []model.OperatorRestore) bool {
 	n := 0
 	for _, op := range ops {
 		st := &op.State
@@ -159,7 +178,7 @@ func handedMatches(want map[string]oracle.Handed, ops []model.OperatorRestore) b
 		}
 		n++
 		if !oracle.SameKeyed(h.ManagedKeyed, plainKeyed(st.ManagedKeyedState)) || !oracle.SameKeyed(h.RawKeyed, plainKeyed(st.RawKeyedState)) ||
-			!operatorMatches(h.ManagedOperator, h.ManagedUnion, st.ManagedOperatorState) || !operatorMatches(h.RawOperator, h.RawUnion, st.RawOperatorState) {
+			!m.operatorMatches(h.ManagedOperator, h.ManagedUnion, st.ManagedOperatorState) || !m.operatorMatches(h.RawOperator, h.RawUnion, st.RawOperatorState) {
 			return false
 		}
 	}
@@ -168,7 +187,22 @@ func handedMatches(want map[string]oracle.Handed, ops []model.OperatorRestore) b
 
 // operatorMatches reports whether handles hold exactly the entries want (sorted, not UNION) and
 // union (UNION), each once.
-func operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.OperatorStateHandle) bool {
+func (m handedLists) operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.OperatorStateHandle) bool {
+	var key handedList
+	if len(hs) > 0 {
+		key = handedList{&hs[0], len(hs), union}
+		if s, ok := m[key]; ok {
+			return s.unionSame && oracle.SameEntries(want, s.rest)
+		}
+	}
+	s := splitHanded(union, hs)
+	if key.first != nil {
+		m[key] = s
+	}
+	return s.unionSame && oracle.SameEntries(want, s.rest)
+}
+
+func splitHanded(union *oracle.UnionSet, hs []model.OperatorStateHandle) handedSplit {
 	var rest []oracle.Entry
 	seen := make([]bool, union.Len())
 	n, next := 0, 0
@@ -181,17 +215,14 @@ func operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.Ope
 			}
 			i, x, ok := union.LookupAt(next, h.Delegate.Path, ns.Name)
 			if !ok || seen[i] || !slices.Equal(x.Offsets, ns.Offsets) {
-				return false
+				return handedSplit{}
 			}
 			seen[i] = true
 			n, next = n+1, i+1
 		}
 	}
-	if n != union.Len() {
-		return false
-	}
 	slices.SortFunc(rest, oracle.CompareEntries)
-	return oracle.SameEntries(want, rest)
+	return handedSplit{rest: rest, unionSame: n == union.Len()}
 }
 
 // describedHanded is st as handed, for a diff (every entry listed with the others).

@@ -239,8 +239,11 @@ func plannedReads(s *savepoint.SubtaskPlan) oracle.Planned {
 			if len(p.Pairs) == 0 {
 				continue
 			}
-			pe := oracle.PlannedEntries{Bytes: p.Bytes, Pairs: slices.Clone(p.Pairs)}
-			sortPairs(pe.Pairs)
+			pe := oracle.PlannedEntries{Bytes: p.Bytes, Pairs: p.Pairs} // (read only)
+			if !slices.IsSortedFunc(pe.Pairs, comparePairs) {
+				pe.Pairs = slices.Clone(pe.Pairs)
+				slices.SortFunc(pe.Pairs, comparePairs)
+			}
 			out[n] = pe
 		}
 		return out
@@ -249,9 +252,7 @@ func plannedReads(s *savepoint.SubtaskPlan) oracle.Planned {
 		ManagedOperator: entries(s.ManagedOperatorState), RawOperator: entries(s.RawOperatorState)}
 }
 
-func sortPairs(ps [][2]int) {
-	slices.SortFunc(ps, func(a, b [2]int) int { return cmp.Compare(a[0], b[0])*2 + cmp.Compare(a[1], b[1]) })
-}
+func comparePairs(a, b [2]int) int { return cmp.Compare(a[0], b[0])*2 + cmp.Compare(a[1], b[1]) }
 
 // plainSizes gives the bytes of the streams of ops, as the handles record them.
 func plainSizes(ops []model.OperatorState) oracle.Sizes {

@@ -454,6 +454,13 @@ func operatorFromModel(s model.OperatorState) (Operator, error) {
 	if s.FullyFinished {
 		return op, nil
 	}
+	n := 0
+	for _, st := range s.Subtasks {
+		if st != nil {
+			n++
+		}
+	}
+	op.Subtasks = make([]Subtask, 0, n)
 	for i, st := range s.Subtasks {
 		if st == nil {
 			continue

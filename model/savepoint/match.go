@@ -31,6 +31,26 @@ type oldIndex struct {
 	// the assignment gives new subtasks whose handles come out equal one shared list (UNION), so
 	// the bytes of P subtasks each receiving every old subtask's handle cost P, not P².
 	opBytes [2]map[*model.OperatorStateHandle]listBytes
+	// opParts memoizes operator's result for a received handle list likewise (each asker gets
+	// its own copy).
+	opParts [2]map[*model.OperatorStateHandle]listParts
+}
+
+// listParts is the memoized result of operator for a handle list of length n.
+type listParts struct {
+	n     int
+	parts map[string]*OperatorStatePart
+}
+
+// cloneParts copies m deeply.
+func cloneParts(m map[string]*OperatorStatePart) map[string]*OperatorStatePart {
+	out := make(map[string]*OperatorStatePart, len(m))
+	for n, p := range m {
+		c := *p
+		c.Pairs = slices.Clone(p.Pairs)
+		out[n] = &c
+	}
+	return out
 }
 
 // listBytes is the memoized operator-state bytes of a handle list of length n.
@@ -287,8 +307,26 @@ func (x *oldIndex) operatorHandles(raw bool) []*oldOpHandle {
 // operator maps received operator-state handles to pairs [old subtask, offset index] by the
 // identity of the delegate stream and the state name.
 func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[string]*OperatorStatePart, error) {
-	out := map[string]*OperatorStatePart{}
 	r := b2i(raw)
+	if len(got) > 0 {
+		if m, ok := x.opParts[r][&got[0]]; ok && m.n == len(got) {
+			return cloneParts(m.parts), nil
+		}
+	}
+	out, err := x.matchOperator(got, r)
+	if err != nil || len(got) == 0 {
+		return out, err
+	}
+	if x.opParts[r] == nil {
+		x.opParts[r] = map[*model.OperatorStateHandle]listParts{}
+	}
+	x.opParts[r][&got[0]] = listParts{len(got), cloneParts(out)}
+	return out, nil
+}
+
+// matchOperator is operator without the memo (r: b2i(raw)).
+func (x *oldIndex) matchOperator(got []model.OperatorStateHandle, r int) (map[string]*OperatorStatePart, error) {
+	out := map[string]*OperatorStatePart{}
 	olds := x.ops[r]
 	used := map[int]map[string][]bool{} // per old handle and name, offset positions already attributed
 	type pair struct {

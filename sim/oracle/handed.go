@@ -143,8 +143,8 @@ type NewVertex struct {
 }
 
 // ExpectHanded is what each subtask of each new vertex is handed, per operator (by generated
-// ID), from the restored snapshot's operator states: out[v][i][op]. An operator whose state is
-// empty is left out. modern selects Flink ≥ 1.11's rules (a user-defined ID matches only when
+// ID), from the restored snapshot's operator states: out[v][i][op] (out[v][i] nil: nothing).
+// An operator whose state is empty is left out. modern selects Flink ≥ 1.11's rules (a user-defined ID matches only when
 // the snapshot holds it; the unchanged-parallelism shortcut also leaves for partly reported
 // broadcast state), else 1.10.1's.
 //
@@ -153,19 +153,16 @@ type NewVertex struct {
 // repartitioned when a state it takes has subtask entries; each of its operators' states is then
 // cut for the new parallelism: keyed handles by §D.4 over the vertex's key-group ranges,
 // operator state by the round robin of §E.
-func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) [][]map[string]Handed {
+func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) [][]map[string]*Handed {
 	byID := map[string]int{}
 	for i, o := range stored {
 		if _, dup := byID[o.ID]; !dup {
 			byID[o.ID] = i
 		}
 	}
-	out := make([][]map[string]Handed, len(vertices))
+	out := make([][]map[string]*Handed, len(vertices))
 	for v, nv := range vertices {
-		out[v] = make([]map[string]Handed, nv.Parallelism)
-		for i := range out[v] {
-			out[v][i] = map[string]Handed{}
-		}
+		out[v] = make([]map[string]*Handed, nv.Parallelism) // (nil: handed nothing)
 		taken := make([]*StoredOperator, len(nv.Operators))
 		repartition := false
 		for k, op := range nv.Operators {
@@ -192,6 +189,7 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			if st == nil {
 				continue
 			}
+			old := oldKeyedOf(st)
 			prevManaged := make([][]OperatorHandle, st.Parallelism)
 			prevRaw := make([][]OperatorHandle, st.Parallelism)
 			for j := range st.Parallelism {
@@ -203,9 +201,12 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			rawOp, rawUnion := RoundRobin(modern, prevRaw, nv.Parallelism)
 			for i := range nv.Parallelism {
 				s := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
-				s.ManagedKeyed, s.RawKeyed = cutKeyed(st, nv.Parallelism, i, ranges[i])
+				s.ManagedKeyed, s.RawKeyed = old.cut(nv.Parallelism, i, ranges[i])
 				if !s.Empty() {
-					out[v][i][op.Generated] = s
+					if out[v][i] == nil {
+						out[v][i] = map[string]*Handed{}
+					}
+					out[v][i][op.Generated] = &s
 				}
 			}
 		}
@@ -213,30 +214,40 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 	return out
 }
 
-// cutKeyed is new subtask i's keyed state from st (SPEC §D.4): at unchanged parallelism old
-// subtask i's handles as they are; otherwise, over the old subtasks with an entry in order, each
-// handle intersected with range r (§D.3), the empty results dropped.
-func cutKeyed(st *StoredOperator, p, i int, r [2]int) (managed, raw []KeyedHandle) {
-	if p == st.Parallelism {
-		if s := st.subtask(i); s != nil {
+// oldKeyed is an operator state's keyed handles, managed and raw, over its old subtasks with
+// an entry in order (those up to its parallelism): what every new subtask's cut goes through.
+type oldKeyed struct {
+	st           *StoredOperator
+	managed, raw []KeyedHandle
+}
+
+func oldKeyedOf(st *StoredOperator) oldKeyed {
+	o := oldKeyed{st: st}
+	for j := range st.Parallelism {
+		if s := st.subtask(j); s != nil {
+			o.managed = append(o.managed, s.ManagedKeyed...)
+			o.raw = append(o.raw, s.RawKeyed...)
+		}
+	}
+	return o
+}
+
+// cut is new subtask i's keyed state (SPEC §D.4) of p: at unchanged parallelism old subtask
+// i's handles as they are; otherwise each old handle, in old-subtask order, intersected with
+// range r (§D.3), the empty results dropped.
+func (o oldKeyed) cut(p, i int, r [2]int) (managed, raw []KeyedHandle) {
+	if p == o.st.Parallelism {
+		if s := o.st.subtask(i); s != nil {
 			return slices.Clone(s.ManagedKeyed), slices.Clone(s.RawKeyed)
 		}
 		return nil, nil
 	}
-	for j := range st.Parallelism {
-		s := st.subtask(j)
-		if s == nil {
-			continue
-		}
-		managed = appendCut(managed, s.ManagedKeyed, r)
-		raw = appendCut(raw, s.RawKeyed, r)
-	}
-	return managed, raw
+	return appendCut(nil, o.managed, r), appendCut(nil, o.raw, r)
 }
 
 // appendCut appends each handle of hs intersected with r: a key-groups handle keeps the
-// overlapping key groups and their offsets; an incremental handle is taken whole if it overlaps
-// at all (all or nothing).
+// overlapping key groups and their offsets (shared with hs, read only); an incremental handle
+// is taken whole if it overlaps at all (all or nothing).
 func appendCut(out, hs []KeyedHandle, r [2]int) []KeyedHandle {
 	for _, h := range hs {
 		s, e := max(h.Start, r[0]), min(h.End, r[1])
@@ -249,7 +260,7 @@ func appendCut(out, hs []KeyedHandle, r [2]int) []KeyedHandle {
 		}
 		c := h
 		c.Start, c.End = s, e
-		c.Offsets = slices.Clone(h.Offsets[s-h.Start : e-h.Start+1])
+		c.Offsets = h.Offsets[s-h.Start : e-h.Start+1 : e-h.Start+1]
 		out = append(out, c)
 	}
 	return out
@@ -542,7 +553,7 @@ func (m *javaMap) order() []string {
 }
 
 // DescribeHanded renders a subtask's handed operators (generated ID → state) for a diff.
-func DescribeHanded(m map[string]Handed) []string {
+func DescribeHanded(m map[string]*Handed) []string {
 	var out []string
 	for _, id := range sortedKeys(m) {
 		for _, l := range m[id].Lines() {

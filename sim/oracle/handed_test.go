@@ -121,21 +121,21 @@ func TestRoundRobinGolden(t *testing.T) {
 	}
 }
 
-// TestCutKeyed: a key-groups handle keeps the overlapping key groups with their offsets; an
+// TestCutKeyed (oldKeyed.cut): a key-groups handle keeps the overlapping key groups with their offsets; an
 // incremental handle overlapping at all is taken whole; at unchanged parallelism nothing is cut.
 func TestCutKeyed(t *testing.T) {
 	kg := KeyedHandle{Stream: "f", Start: 0, End: 5, Offsets: []int64{0, 1, 2, 3, 4, 5}}
 	inc := KeyedHandle{Incremental: true, Stream: "b", Start: 4, End: 9, Checkpoint: 3, Shared: []string{"s1"}}
 	st := &StoredOperator{Parallelism: 2, MaxParallelism: 10, Subtasks: []*SubtaskState{{ManagedKeyed: []KeyedHandle{kg}}, {ManagedKeyed: []KeyedHandle{inc}}}}
-	managed, _ := cutKeyed(st, 3, 1, [2]int{4, 6})
+	managed, _ := oldKeyedOf(st).cut(3, 1, [2]int{4, 6})
 	want := []KeyedHandle{{Stream: "f", Start: 4, End: 5, Offsets: []int64{4, 5}}, inc}
 	if d := cmp.Diff(want, managed); d != "" {
 		t.Errorf("cut to [4,6]: (-want +got)\n%s", d)
 	}
-	if managed, _ := cutKeyed(st, 3, 2, [2]int{7, 9}); !slices.EqualFunc(managed, []KeyedHandle{inc}, func(a, b KeyedHandle) bool { return cmp.Equal(a, b) }) {
+	if managed, _ := oldKeyedOf(st).cut(3, 2, [2]int{7, 9}); !slices.EqualFunc(managed, []KeyedHandle{inc}, func(a, b KeyedHandle) bool { return cmp.Equal(a, b) }) {
 		t.Errorf("cut to [7,9]: %v, want the incremental handle whole", managed)
 	}
-	if managed, _ := cutKeyed(st, 2, 0, [2]int{0, 4}); !cmp.Equal(managed, []KeyedHandle{kg}) {
+	if managed, _ := oldKeyedOf(st).cut(2, 0, [2]int{0, 4}); !cmp.Equal(managed, []KeyedHandle{kg}) {
 		t.Errorf("unchanged parallelism: %v, want old subtask 0's handle uncut", managed)
 	}
 }

@@ -185,7 +185,7 @@ func (p Planned) Lines() []string {
 type Sizes map[string]int64
 
 // ExpectPlanned is what each subtask of each new vertex reads, per operator (by generated ID),
-// at a restore of the stored operator states: out[v][i][op], from ExpectHanded (the handles and
+// at a restore of the stored operator states: out[v][i][op] (out[v][i] nil: nothing), from ExpectHanded (the handles and
 // entries it is handed) and the byte rule of a restore plan: in a key-groups handle a key
 // group's bytes run from its offset to the next larger offset of the old handle's key groups,
 // the last one's to the end of the stream; an operator-state entry's likewise, over the offsets
@@ -221,6 +221,29 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 			}
 		}
 	}
+	// The offsets of an old handle sorted (of every name of an operator-state handle), once per
+	// stream: every new subtask cutting the handle asks.
+	sortedOf, allSortedOf := map[string][]int64{}, map[string][]int64{}
+	sorted := func(stream string, offs []int64) []int64 {
+		all, ok := sortedOf[stream]
+		if !ok {
+			all = slices.Clone(offs)
+			slices.Sort(all)
+			sortedOf[stream] = all
+		}
+		return all
+	}
+	allSorted := func(stream string, h *OperatorHandle) []int64 {
+		all, ok := allSortedOf[stream]
+		if !ok {
+			for _, ns := range h.States {
+				all = append(all, ns.Offsets...)
+			}
+			slices.Sort(all)
+			allSortedOf[stream] = all
+		}
+		return all
+	}
 	planKeyed := func(hs []KeyedHandle) []PlannedKeyed {
 		var out []PlannedKeyed
 		for _, g := range hs {
@@ -235,8 +258,7 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 					p.Bytes += sizes[f]
 				}
 			} else {
-				all := slices.Clone(at.h.Offsets)
-				slices.Sort(all)
+				all := sorted(g.Stream, at.h.Offsets)
 				for _, off := range g.Offsets {
 					p.Bytes += elementEnd(all, off, sizes[g.Stream]) - off
 				}
@@ -252,14 +274,13 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 			if !ok {
 				panic("oracle: internal error: handed an operator-state entry the snapshot does not hold: " + e.Stream)
 			}
-			var all, own []int64
+			var own []int64
 			for _, ns := range at.h.States {
-				all = append(all, ns.Offsets...)
 				if ns.Name == e.State.Name {
 					own = ns.Offsets
 				}
 			}
-			slices.Sort(all)
+			all := allSorted(e.Stream, at.h)
 			pe := out[e.State.Name]
 			for _, off := range e.State.Offsets {
 				idx := slices.Index(own, off)
@@ -304,12 +325,14 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 	for v := range handed {
 		out[v] = make([]map[string]Planned, len(handed[v]))
 		for i, m := range handed[v] {
-			out[v][i] = map[string]Planned{}
 			for id, h := range m {
 				p := Planned{ManagedKeyed: planKeyed(h.ManagedKeyed), RawKeyed: planKeyed(h.RawKeyed),
 					ManagedOperator: withUnion(h.ManagedOperator, h.ManagedUnion),
 					RawOperator:     withUnion(h.RawOperator, h.RawUnion)}
 				if len(p.ManagedKeyed)+len(p.RawKeyed)+len(p.ManagedOperator)+len(p.RawOperator) > 0 {
+					if out[v][i] == nil {
+						out[v][i] = map[string]Planned{}
+					}
 					out[v][i][id] = p
 				}
 			}
