@@ -34,6 +34,20 @@ func PrioritizeOperatorSubtaskStateAlternatives(v FlinkVersion, jm *OperatorSubt
 		inputChannel = append(inputChannel, alt.InputChannelState)
 		resultSubpartition = append(resultSubpartition, alt.ResultSubpartitionState)
 	}
+	if len(managedKeyed) == 0 {
+		// No alternative: every kind is the JobManager's collection alone (as below), in one
+		// allocation (a restore asks once per subtask and operator).
+		one := new(jobManagerOnly)
+		one.managedKeyed[0], one.rawKeyed[0] = jm.ManagedKeyedState, jm.RawKeyedState
+		one.managedOp[0], one.rawOp[0] = jm.ManagedOperatorState, jm.RawOperatorState
+		one.inputChannel[0], one.resultSubpartition[0] = jm.InputChannelState, jm.ResultSubpartitionState
+		return PrioritizedOperatorSubtaskState{
+			ManagedKeyed: one.managedKeyed[:], RawKeyed: one.rawKeyed[:],
+			ManagedOperator: one.managedOp[:], RawOperator: one.rawOp[:],
+			InputChannel: one.inputChannel[:], ResultSubpartition: one.resultSubpartition[:],
+			RestoredCheckpointID: checkpointID, Restored: true,
+		}
+	}
 	sameRange := func(a, b KeyedStateHandle) bool {
 		return !isNilKeyed(a) && !isNilKeyed(b) && a.KeyGroupRange() == b.KeyGroupRange()
 	}
@@ -54,6 +68,14 @@ func PrioritizeOperatorSubtaskStateAlternatives(v FlinkVersion, jm *OperatorSubt
 		RestoredCheckpointID: checkpointID,
 		Restored:             true,
 	}
+}
+
+// jobManagerOnly holds the one-element collections of a PrioritizedOperatorSubtaskState without
+// alternatives.
+type jobManagerOnly struct {
+	managedKeyed, rawKeyed           [1][]KeyedStateHandle
+	managedOp, rawOp                 [1][]OperatorStateHandle
+	inputChannel, resultSubpartition [1][]ChannelStateHandle
 }
 
 // resolvePrioritizedAlternatives models Builder.resolvePrioritizedAlternatives for one kind.

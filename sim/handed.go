@@ -121,7 +121,7 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 	for k, v := range vertices {
 		nvs[k] = w.newVertex(v, maxPar(v))
 	}
-	want := oracle.ExpectHanded(w.plan.Version != model.Flink1101, plainStored(cp.Operators), nvs)
+	_, want := w.expectHanded(cp, nvs)
 	seen := handedLists{}
 	for k, v := range vertices {
 		va := a.Vertices[k]
@@ -143,6 +143,31 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 			}
 		}
 	}
+}
+
+// handedMemo is oracle.ExpectHanded of a restore of cp into vertices: the plan check of a
+// restore from a pointer and the check of what it handed ask alike (startFrom forgets it).
+type handedMemo struct {
+	cp       *model.CompletedCheckpoint
+	vertices []oracle.NewVertex
+	stored   []oracle.StoredOperator
+	handed   [][]map[string]*oracle.Handed
+}
+
+// expectHanded is the oracle's handed state of a restore of cp into vertices, and cp's operator
+// states as plain values.
+func (w *World) expectHanded(cp *model.CompletedCheckpoint, vertices []oracle.NewVertex) ([]oracle.StoredOperator, [][]map[string]*oracle.Handed) {
+	if m := w.handedMemo; m != nil && m.cp == cp && slices.EqualFunc(m.vertices, vertices, sameNewVertex) {
+		return m.stored, m.handed
+	}
+	stored := plainStored(cp.Operators)
+	handed := oracle.ExpectHanded(w.plan.Version != model.Flink1101, stored, vertices)
+	w.handedMemo = &handedMemo{cp, vertices, stored, handed}
+	return stored, handed
+}
+
+func sameNewVertex(a, b oracle.NewVertex) bool {
+	return a.Parallelism == b.Parallelism && a.MaxParallelism == b.MaxParallelism && slices.Equal(a.Operators, b.Operators)
 }
 
 // handedLists memoizes what operatorMatches finds of one list of operator-state handles: the

@@ -12,6 +12,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
 	"github.com/restoresim/restoresim/sim/oracle"
 )
@@ -26,10 +27,11 @@ import (
 const InvPlan = "plan"
 
 // checkPlan runs the planner as a user would on the snapshot f a restore of job j just read
-// (restoreErr: the restore's refusal or failure, nil when accepted) and checks the plan. Restores
-// from damaged storage are not planned (their failure is already judged), nor, per operator,
-// those running into a known Flink issue.
-func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored bool, exp expectation, restoreErr error) {
+// (restoreErr: the restore's refusal or failure, nil when accepted; cp: the checkpoint an
+// accepted restore read, whose operator states are the snapshot's) and checks the plan.
+// Restores from damaged storage are not planned (their failure is already judged), nor, per
+// operator, those running into a known Flink issue.
+func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored bool, exp expectation, restoreErr error, cp *model.CompletedCheckpoint) {
 	if w.damaged(f.id) {
 		return
 	}
@@ -114,27 +116,34 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 			gone[id] = true
 		}
 	}
-	if !gocmp.Equal(want, got) {
+	if !slices.Equal(want, got) {
 		fail("operators judged otherwise than the oracle judges each on its own", gocmp.Diff(want, got))
 		return
 	}
 
 	// Per new subtask, what it reads and the bytes: the oracle's reference over the stored state
 	// without the refused operators' (the plan goes on as if it were gone).
-	md := sp.File.ModelFor(w.plan.Version)
-	var kept []model.OperatorState
-	for _, os := range md.Operators {
-		if !gone[os.OperatorID.String()] {
-			kept = append(kept, os)
-		}
-	}
 	maxPar := expectation{Expectation: rest}.maxParOf(f.shape)
 	present := j.present()
 	nvs := make([]oracle.NewVertex, len(present))
 	for k, v := range present {
 		nvs[k] = w.newVertex(v, maxPar(v))
 	}
-	expect := oracle.ExpectPlanned(w.plan.Version != model.Flink1101, plainStored(kept), plainSizes(kept), nvs)
+	var expect [][]map[string]oracle.Planned
+	if cp != nil && len(gone) == 0 {
+		// The restore read the snapshot's operator states, and checkHanded asks the oracle alike.
+		stored, handed := w.expectHanded(cp, nvs)
+		expect = oracle.PlannedFrom(handed, stored, plainSizes(cp.Operators))
+	} else {
+		md := sp.File.ModelFor(w.plan.Version)
+		var kept []model.OperatorState
+		for _, os := range md.Operators {
+			if !gone[os.OperatorID.String()] {
+				kept = append(kept, os)
+			}
+		}
+		expect = oracle.ExpectPlanned(w.plan.Version != model.Flink1101, plainStored(kept), plainSizes(kept), nvs)
+	}
 	for k, v := range present {
 		if v < len(rest.Hazard) && rest.Hazard[v] {
 			continue // the key groups depend on the max parallelism FLINK-40113 picks
@@ -228,16 +237,22 @@ func samePlannedSubtask(want, got map[string]oracle.Planned) bool {
 func plannedReads(s *savepoint.SubtaskPlan) oracle.Planned {
 	keyed := func(ps []savepoint.KeyedPart) []oracle.PlannedKeyed {
 		var out []oracle.PlannedKeyed
+		if len(ps) > 0 {
+			out = make([]oracle.PlannedKeyed, 0, len(ps))
+		}
 		for _, p := range ps {
 			out = append(out, oracle.PlannedKeyed{OldSubtask: p.OldSubtask, Start: p.Start, End: p.End, Bytes: p.Bytes})
 		}
 		return out
 	}
 	entries := func(m map[string]*savepoint.OperatorStatePart) map[string]oracle.PlannedEntries {
-		out := map[string]oracle.PlannedEntries{}
+		var out map[string]oracle.PlannedEntries // (nil: no entry)
 		for n, p := range m {
 			if len(p.Pairs) == 0 {
 				continue
+			}
+			if out == nil {
+				out = make(map[string]oracle.PlannedEntries, len(m))
 			}
 			pe := oracle.PlannedEntries{Bytes: p.Bytes, Pairs: p.Pairs} // (read only)
 			if !slices.IsSortedFunc(pe.Pairs, comparePairs) {
@@ -341,7 +356,7 @@ func (s storageFS) Open(name string) (fs.File, error) {
 	}
 	if f, ok := s.m.files[p]; ok {
 		b, _ := f.content.([]byte)
-		return &storageFile{name: name, b: b, size: f.size}, nil
+		return &storageFile{name: name, b: b, size: f.size, f: f}, nil
 	}
 	if fi, err := s.m.Stat(p); err == nil && fi.IsDir {
 		return &storageFile{name: name, dir: true}, nil
@@ -355,6 +370,19 @@ type storageFile struct {
 	off  int
 	size int64
 	dir  bool
+	f    *file
+}
+
+// Decoded implements savepoint.DecodedFile: the restore decoded the same bytes already.
+func (f *storageFile) Decoded() *metadata.File {
+	if f.f == nil || f.dir || len(f.b) == 0 {
+		return nil
+	}
+	md, err := f.f.metadata(f.b)
+	if err != nil {
+		return nil // (the planner reads the bytes and reports what is wrong with them)
+	}
+	return md
 }
 
 func (f *storageFile) Stat() (fs.FileInfo, error) { return f, nil }

@@ -52,6 +52,8 @@ type World struct {
 	fold foldCache
 	// known, when set, attributes the current step's violations to a known Flink issue.
 	known string
+	// handedMemo is the oracle's handed state of the restore being checked (expectHanded).
+	handedMemo *handedMemo
 	// tainted is the first known issue that corrupted the run's state; later violations are
 	// reported as its consequences ("after …"), not as new failures.
 	tainted string

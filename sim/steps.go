@@ -486,7 +486,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	}
 	res, err := w.submit(f.pointer, j, allowNonRestored, mode)
 	if err != nil {
-		w.checkPlan(step, f, j, allowNonRestored, exp, err)
+		w.checkPlan(step, f, j, allowNonRestored, exp, err, nil)
 		switch {
 		case w.damaged(f.id): // damaged storage: any loud failure is right
 		case exp.Accept:
@@ -509,7 +509,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 		w.noClaim[f.pointer] = f
 	}
 	err = w.applyAssignment(res.Assignment, false)
-	w.checkPlan(step, f, j, allowNonRestored, exp, nil) // (after the assignment, which names a known issue it runs into)
+	w.checkPlan(step, f, j, allowNonRestored, exp, nil, res.Checkpoint) // (after the assignment, which names a known issue it runs into)
 	if err != nil {
 		if !w.damaged(f.id) {
 			w.violate(step, InvRestoreReadError, err.Error(), "")
@@ -519,6 +519,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if exp.Accept {
 		w.checkHanded(step, res.Checkpoint, res.Assignment, w.job.present(), exp.maxParOf(f.shape))
 	}
+	w.handedMemo = nil
 	w.finishRestore(step, f, exp)
 	return false, nil
 }

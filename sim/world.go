@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/metadata"
 )
 
 // Names of the simulated job's operator states.
@@ -83,6 +84,24 @@ type kv struct {
 type file struct {
 	content any
 	size    int64
+	// decoded is a _metadata file's content decoded (metadata.Read), kept with the bytes it was
+	// decoded from: the restore and the planner read the same file, and a fault may replace
+	// the bytes.
+	decoded     *metadata.File
+	decodedFrom []byte
+}
+
+// metadata decodes the _metadata bytes b the file holds, once for each content it holds.
+func (f *file) metadata(b []byte) (*metadata.File, error) {
+	if f.decoded != nil && len(b) > 0 && len(b) == len(f.decodedFrom) && &b[0] == &f.decodedFrom[0] {
+		return f.decoded, nil
+	}
+	md, err := metadata.Read(b)
+	if err != nil {
+		return nil, err
+	}
+	f.decoded, f.decodedFrom = md, b
+	return md, nil
 }
 
 // memFS is the simulated checkpoint storage: a flat map of paths; directories are implied by

@@ -94,8 +94,14 @@ func (st Storage) Open(pointer, label string) (*Savepoint, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	f, err := metadata.ReadFrom(fh, metadata.DefaultMaxFileSize)
 	sp := &Savepoint{Path: name, Pointer: loc.ExternalPointer}
+	if d, ok := fh.(DecodedFile); ok {
+		if f := d.Decoded(); f != nil {
+			sp.File, sp.FormatVersion = f, f.Version
+			return sp, nil
+		}
+	}
+	f, err := metadata.ReadFrom(fh, metadata.DefaultMaxFileSize)
 	switch {
 	case errors.Is(err, metadata.ErrUnsupportedVersion):
 		if b, rerr := readHead(fsys, fname, 8); rerr == nil && len(b) == 8 {
@@ -108,6 +114,14 @@ func (st Storage) Open(pointer, label string) (*Savepoint, error) {
 	}
 	sp.File, sp.FormatVersion = f, f.Version
 	return sp, nil
+}
+
+// DecodedFile is an fs.File that can give its metadata decoded already: a file system keeping
+// the files it decoded (a cache) serves them so. Storage.Open takes the decoded file instead of
+// reading the bytes; Decoded returns nil when it has none, and Open reads the bytes.
+type DecodedFile interface {
+	fs.File
+	Decoded() *metadata.File
 }
 
 // Read reads a checkpoint's metadata from r, a stream that cannot be resolved or read again

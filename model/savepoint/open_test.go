@@ -146,3 +146,50 @@ func TestPlanRestoreSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// decodedFS serves its files as DecodedFile: decoded, when not nil, is what Decoded gives.
+type decodedFS struct {
+	fstest.MapFS
+	decoded *metadata.File
+}
+
+type decodedFile struct {
+	fs.File
+	f *metadata.File
+}
+
+func (d decodedFile) Decoded() *metadata.File { return d.f }
+
+func (d decodedFS) Open(name string) (fs.File, error) {
+	f, err := d.MapFS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, _ := f.Stat(); fi != nil && fi.IsDir() {
+		return f, nil
+	}
+	return decodedFile{f, d.decoded}, nil
+}
+
+// TestOpenDecoded: a file that gives its metadata decoded is not read (Open takes the decoded
+// file, checkpoint ID 77, over the bytes, ID 3); one that gives nil is read.
+func TestOpenDecoded(t *testing.T) {
+	b := syntheticMetadata(t)
+	cached, err := metadata.Read(withID(t, 77))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fstest.MapFS{"ckpt/chk-3/_metadata": {Data: b}}
+	for _, c := range []struct {
+		decoded *metadata.File
+		want    int64
+	}{{cached, 77}, {nil, 3}} {
+		sp, err := Storage{FS: decodedFS{files, c.decoded}, Scheme: "file"}.Open("/ckpt/chk-3", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sp.File.CheckpointID != c.want || sp.Pointer != "file:/ckpt/chk-3" || sp.FormatVersion != sp.File.Version {
+			t.Errorf("decoded %v: checkpoint %d, pointer %q, format %d; want checkpoint %d", c.decoded != nil, sp.File.CheckpointID, sp.Pointer, sp.FormatVersion, c.want)
+		}
+	}
+}

@@ -185,14 +185,18 @@ func (p Planned) Lines() []string {
 type Sizes map[string]int64
 
 // ExpectPlanned is what each subtask of each new vertex reads, per operator (by generated ID),
-// at a restore of the stored operator states: out[v][i][op] (out[v][i] nil: nothing), from ExpectHanded (the handles and
-// entries it is handed) and the byte rule of a restore plan: in a key-groups handle a key
-// group's bytes run from its offset to the next larger offset of the old handle's key groups,
-// the last one's to the end of the stream; an operator-state entry's likewise, over the offsets
-// of every name of its old handle; an incremental handle is read whole (its own files and every
-// shared file). Operators reading nothing are left out.
+// at a restore of the stored operator states: out[v][i][op] (out[v][i] nil: nothing), from
+// ExpectHanded (the handles and entries it is handed) and the byte rule of a restore plan: in
+// a key-groups handle a key group's bytes run from its offset to the next larger offset of the
+// old handle's key groups, the last one's to the end of the stream; an operator-state entry's
+// likewise, over the offsets of every name of its old handle; an incremental handle is read
+// whole (its own files and every shared file). Operators reading nothing are left out.
 func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices []NewVertex) [][]map[string]Planned {
-	handed := ExpectHanded(modern, stored, vertices)
+	return PlannedFrom(ExpectHanded(modern, stored, vertices), stored, sizes)
+}
+
+// PlannedFrom is ExpectPlanned from what ExpectHanded hands each subtask of stored.
+func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes Sizes) [][]map[string]Planned {
 	// Where each stream of the snapshot is: its operator, old subtask and handle.
 	type keyedAt struct {
 		subtask int
@@ -268,7 +272,7 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 		return out
 	}
 	planEntries := func(es []Entry) map[string]PlannedEntries {
-		out := map[string]PlannedEntries{}
+		var out map[string]PlannedEntries // (nil: no entry)
 		for _, e := range es {
 			at, ok := ops[e.Stream]
 			if !ok {
@@ -291,6 +295,9 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 				pe.Bytes += elementEnd(all, off, sizes[e.Stream]) - off
 			}
 			if len(pe.Pairs) > 0 {
+				if out == nil {
+					out = map[string]PlannedEntries{}
+				}
 				out[e.State.Name] = pe
 			}
 		}
@@ -311,6 +318,9 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 		if !ok {
 			um = planEntries(u.Entries())
 			unions[u] = um
+		}
+		if m == nil && len(um) > 0 {
+			m = make(map[string]PlannedEntries, len(um))
 		}
 		for n, pe := range um {
 			if own, dup := m[n]; dup {
