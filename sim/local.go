@@ -148,10 +148,11 @@ func (w *World) loseTM(tm int) {
 	}
 }
 
-// clearLocal forgets all local copies (a new job: they belong to the old one).
+// clearLocal forgets all local copies (a new job: they belong to the old one). Only storeLocal
+// writes under local/, and it sets w.local first: without it there is nothing to delete.
 func (w *World) clearLocal() {
-	for tm := range max(1, w.job.TaskManagers) {
-		w.fs.removeAll(fmt.Sprintf("local/tm-%d", tm))
+	if w.local != nil {
+		w.fs.removeAll("local")
 	}
 	w.local = nil
 }

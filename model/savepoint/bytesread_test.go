@@ -1,6 +1,7 @@
 package savepoint
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -101,5 +102,35 @@ func TestReadsAt(t *testing.T) {
 	}
 	if _, err := ReadsAt(sp, model.Flink118, []int{129}); err == nil || !strings.Contains(err.Error(), "at parallelism 129 the restore is refused") {
 		t.Errorf("P=129: %v", err)
+	}
+}
+
+// TestRunBytes: the walk over a handle's offsets sums what elementBytes gives each, for offsets
+// in order (a key-groups handle's), with zeros (empty key groups), repeats and a step back.
+func TestRunBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for c := range 500 {
+		offs := make([]int64, 1+rng.IntN(40))
+		at := int64(0)
+		for k := range offs {
+			switch rng.IntN(6) {
+			case 0:
+				offs[k] = 0
+			case 1:
+				offs[k] = int64(rng.IntN(int(at) + 1)) // a step back
+			default:
+				at += int64(rng.IntN(20))
+				offs[k] = at
+			}
+		}
+		sorted := sortedPositive(offs)
+		size := at + int64(rng.IntN(30)) - 5
+		var want int64
+		for _, off := range offs {
+			want += elementBytes(sorted, off, size)
+		}
+		if got := runBytes(sorted, offs, size); got != want {
+			t.Fatalf("case %d: offsets %v, size %d: %d bytes, want %d", c, offs, size, got, want)
+		}
 	}
 }

@@ -244,10 +244,31 @@ func (x *oldIndex) keyedReceivedBytes(raw bool, c int, got model.KeyedStateHandl
 	if !ok1 || !ok2 {
 		return got.StateSize()
 	}
-	ends := x.endsOf(raw, c, o)
+	return runBytes(x.endsOf(raw, c, o), g.Offsets.Offsets, o.Delegate.Size)
+}
+
+// runBytes is the sum of elementBytes over offs. A key-groups handle's offsets do not decrease,
+// so the next larger offset is found by walking sorted along, not searched for each key group.
+func runBytes(sorted, offs []int64, size int64) int64 {
 	var n int64
-	for _, off := range g.Offsets.Offsets {
-		n += elementBytes(ends, off, o.Delegate.Size)
+	j := 0
+	for k, off := range offs {
+		if k == 0 || off < offs[k-1] {
+			j = sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
+		}
+		for j < len(sorted) && sorted[j] <= off {
+			j++
+		}
+		if off <= 0 {
+			continue
+		}
+		end := size
+		if j < len(sorted) && sorted[j] < end && !mutant.On(mutant.PlanBytesToStreamEnd) {
+			end = sorted[j]
+		}
+		if end > off {
+			n += end - off
+		}
 	}
 	return n
 }

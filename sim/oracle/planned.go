@@ -262,10 +262,7 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 					p.Bytes += sizes[f]
 				}
 			} else {
-				all := sorted(g.Stream, at.h.Offsets)
-				for _, off := range g.Offsets {
-					p.Bytes += elementEnd(all, off, sizes[g.Stream]) - off
-				}
+				p.Bytes = runBytes(sorted(g.Stream, at.h.Offsets), g.Offsets, sizes[g.Stream])
 			}
 			out = append(out, p)
 		}
@@ -357,6 +354,28 @@ func elementEnd(sorted []int64, off, size int64) int64 {
 		return sorted[i]
 	}
 	return size
+}
+
+// runBytes is the sum over offs of elementEnd(sorted, off, size) - off. A key-groups handle's
+// offsets do not decrease, so the next larger offset is found by walking sorted along, not
+// searched for each key group.
+func runBytes(sorted, offs []int64, size int64) int64 {
+	var n int64
+	j := 0
+	for k, off := range offs {
+		if k == 0 || off < offs[k-1] {
+			j = sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
+		}
+		for j < len(sorted) && sorted[j] <= off {
+			j++
+		}
+		end := size
+		if j < len(sorted) {
+			end = sorted[j]
+		}
+		n += end - off
+	}
+	return n
 }
 
 func sortPairs(ps [][2]int) {

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -55,5 +56,33 @@ func TestExpectOperatorsJudgesEach(t *testing.T) {
 	want := []OperatorVerdict{{UID: "source", Status: Restored, Vertex: 0, MaxParallelism: 128}, {UID: "keyed", Status: Refused, Reason: NonRestoredState}}
 	if !slices.Equal(vs, want) {
 		t.Errorf("got %v, want %v", vs, want)
+	}
+}
+
+// TestRunBytes: the walk over a handle's offsets sums what elementEnd gives each, for offsets
+// in order, with repeats and a step back.
+func TestRunBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for c := range 500 {
+		offs := make([]int64, 1+rng.IntN(40))
+		at := int64(0)
+		for k := range offs {
+			if rng.IntN(6) == 0 {
+				offs[k] = int64(rng.IntN(int(at) + 1)) // a step back
+			} else {
+				at += int64(rng.IntN(20))
+				offs[k] = at
+			}
+		}
+		sorted := slices.Clone(offs)
+		slices.Sort(sorted)
+		size := at + int64(rng.IntN(30))
+		var want int64
+		for _, off := range offs {
+			want += elementEnd(sorted, off, size) - off
+		}
+		if got := runBytes(sorted, offs, size); got != want {
+			t.Fatalf("case %d: offsets %v, size %d: %d bytes, want %d", c, offs, size, got, want)
+		}
 	}
 }
