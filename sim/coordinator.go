@@ -118,7 +118,7 @@ func (c *coordinator) describeStore() string {
 func (c *coordinator) retainedFiles() []model.StreamHandle {
 	var out []model.StreamHandle
 	for _, cp := range c.Store.Checkpoints() {
-		for _, h := range checkpointFiles(cp) {
+		for h := range checkpointFiles(cp) {
 			if strings.HasPrefix(h.Path, "shared/") {
 				out = append(out, h)
 			}

@@ -230,7 +230,7 @@ func (w *World) fault(k FaultKind) string {
 		delete(w.fs.files, victim)
 		w.faultDeleted[victim] = true
 		for _, c := range cps { // every retained checkpoint that uses the file is damaged
-			for _, h := range checkpointFiles(c) {
+			for h := range checkpointFiles(c) {
 				if h.Path == victim {
 					w.damagedCkpt[c.CheckpointID] = true
 				}

@@ -129,7 +129,7 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 	for k, v := range present {
 		nvs[k] = w.newVertex(v, maxPar(v))
 	}
-	var expect [][]map[string]oracle.Planned
+	var expect [][]map[string]*oracle.Planned
 	if cp != nil && len(gone) == 0 {
 		// The restore read the snapshot's operator states, and checkHanded asks the oracle alike.
 		stored, handed := w.expectHanded(cp, nvs)
@@ -150,13 +150,13 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 		}
 		name := VertexName(v)
 		for i := range nvs[k].Parallelism {
-			gotReads := map[string]oracle.Planned{}
+			gotReads := map[string]*oracle.Planned{}
 			for _, po := range pl.Operators {
 				if po.Status != "restored" || po.Vertex == nil || *po.Vertex != name || i >= len(po.Subtasks) {
 					continue
 				}
 				if r := plannedReads(&po.Subtasks[i]); len(r.ManagedKeyed)+len(r.RawKeyed)+len(r.ManagedOperator)+len(r.RawOperator) > 0 {
-					gotReads[generatedID(vertices, name, po.ChainPosition)] = r // the oracle's key: the taking operator's generated ID
+					gotReads[generatedID(vertices, name, po.ChainPosition)] = &r // the oracle's key: the taking operator's generated ID
 				}
 			}
 			if !samePlannedSubtask(expect[k][i], gotReads) {
@@ -220,7 +220,7 @@ func vertexIndex(name string) int {
 	return v
 }
 
-func samePlannedSubtask(want, got map[string]oracle.Planned) bool {
+func samePlannedSubtask(want, got map[string]*oracle.Planned) bool {
 	if len(want) != len(got) {
 		return false
 	}

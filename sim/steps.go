@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -626,7 +627,10 @@ func (w *World) damaged(id int64) bool { return w.damagedCkpt[id] }
 // noteDamage marks cp damaged when it references a file a fault deleted: RocksDB keeps
 // referencing an uploaded file in later checkpoints without knowing it is gone.
 func (w *World) noteDamage(cp *model.CompletedCheckpoint) {
-	for _, h := range checkpointFiles(cp) {
+	if len(w.faultDeleted) == 0 {
+		return
+	}
+	for h := range checkpointFiles(cp) {
 		if w.faultDeleted[h.Path] {
 			w.damagedCkpt[cp.CheckpointID] = true
 			return
@@ -634,42 +638,55 @@ func (w *World) noteDamage(cp *model.CompletedCheckpoint) {
 	}
 }
 
-// checkpointFiles lists the state files a checkpoint references.
-func checkpointFiles(cp *model.CompletedCheckpoint) []model.StreamHandle {
-	var out []model.StreamHandle
-	for _, os := range cp.Operators {
-		for _, st := range os.Subtasks {
-			if st == nil {
-				continue
-			}
-			for _, hs := range [][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
-				for _, h := range hs {
-					switch h := h.(type) {
-					case *model.KeyGroupsStateHandle:
-						out = append(out, h.Delegate)
-					case *model.IncrementalKeyedStateHandle:
-						for _, f := range h.Shared {
-							out = append(out, f.Handle)
-						}
-						if h.Meta.Path != "" {
-							out = append(out, h.Meta)
-						}
-					}
-				}
-			}
-			for _, hs := range [][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
-				for _, h := range hs {
-					out = append(out, h.Delegate)
-				}
-			}
-			for _, hs := range [][]model.ChannelStateHandle{st.InputChannelState, st.ResultSubpartitionState} {
-				for _, h := range hs {
-					out = append(out, h.Delegate)
+// checkpointFiles yields the state files a checkpoint references.
+func checkpointFiles(cp *model.CompletedCheckpoint) iter.Seq[model.StreamHandle] {
+	return func(yield func(model.StreamHandle) bool) {
+		for _, os := range cp.Operators {
+			for _, st := range os.Subtasks {
+				if st != nil && !subtaskFiles(st, yield) {
+					return
 				}
 			}
 		}
 	}
-	return out
+}
+
+// subtaskFiles yields the state files st references; false when yield asked to stop.
+func subtaskFiles(st *model.OperatorSubtaskState, yield func(model.StreamHandle) bool) bool {
+	for _, hs := range [2][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
+		for _, h := range hs {
+			switch h := h.(type) {
+			case *model.KeyGroupsStateHandle:
+				if !yield(h.Delegate) {
+					return false
+				}
+			case *model.IncrementalKeyedStateHandle:
+				for _, f := range h.Shared {
+					if !yield(f.Handle) {
+						return false
+					}
+				}
+				if h.Meta.Path != "" && !yield(h.Meta) {
+					return false
+				}
+			}
+		}
+	}
+	for _, hs := range [2][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+		for _, h := range hs {
+			if !yield(h.Delegate) {
+				return false
+			}
+		}
+	}
+	for _, hs := range [2][]model.ChannelStateHandle{st.InputChannelState, st.ResultSubpartitionState} {
+		for _, h := range hs {
+			if !yield(h.Delegate) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // resubmitFresh models the user resubmitting the job without state after a restore failed
@@ -856,7 +873,7 @@ func (w *World) checkDiscarded(step int, removed []oracle.Snapshot) {
 // file its metadata references.
 func snapshotFiles(dir string, md model.CheckpointMetadata) []string {
 	out := []string{dir + "/" + model.MetadataFileName}
-	for _, h := range checkpointFiles(&model.CompletedCheckpoint{Operators: md.Operators}) {
+	for h := range checkpointFiles(&model.CompletedCheckpoint{Operators: md.Operators}) {
 		out = append(out, h.Path)
 	}
 	return out

@@ -31,8 +31,8 @@ type oldIndex struct {
 	// the assignment gives new subtasks whose handles come out equal one shared list (UNION), so
 	// the bytes of P subtasks each receiving every old subtask's handle cost P, not P².
 	opBytes [2]map[*model.OperatorStateHandle]listBytes
-	// opParts memoizes operator's result for a received handle list likewise (each asker gets
-	// its own copy).
+	// opParts memoizes operator's result for a received handle list likewise (each later asker
+	// gets its own copy).
 	opParts [2]map[*model.OperatorStateHandle]listParts
 }
 
@@ -273,9 +273,22 @@ func runBytes(sorted, offs []int64, size int64) int64 {
 	return n
 }
 
-// sortedPositive gives the distinct positive offsets in ascending order.
+// sortedPositive gives the distinct positive offsets in ascending order: offs itself when they
+// are positive and increasing already (read only).
 func sortedPositive(offs []int64) []int64 {
-	var s []int64
+	n, increasing := 0, true
+	for i, o := range offs {
+		if o > 0 {
+			n++
+		}
+		if o <= 0 || i > 0 && o <= offs[i-1] {
+			increasing = false
+		}
+	}
+	if increasing {
+		return offs
+	}
+	s := make([]int64, 0, n)
 	for _, o := range offs {
 		if o > 0 {
 			s = append(s, o)
@@ -341,7 +354,7 @@ func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[stri
 	if x.opParts[r] == nil {
 		x.opParts[r] = map[*model.OperatorStateHandle]listParts{}
 	}
-	x.opParts[r][&got[0]] = listParts{len(got), cloneParts(out)}
+	x.opParts[r][&got[0]] = listParts{len(got), out} // (read while the plan is built, then gone)
 	return out, nil
 }
 

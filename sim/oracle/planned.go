@@ -191,12 +191,12 @@ type Sizes map[string]int64
 // old handle's key groups, the last one's to the end of the stream; an operator-state entry's
 // likewise, over the offsets of every name of its old handle; an incremental handle is read
 // whole (its own files and every shared file). Operators reading nothing are left out.
-func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices []NewVertex) [][]map[string]Planned {
+func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices []NewVertex) [][]map[string]*Planned {
 	return PlannedFrom(ExpectHanded(modern, stored, vertices), stored, sizes)
 }
 
 // PlannedFrom is ExpectPlanned from what ExpectHanded hands each subtask of stored.
-func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes Sizes) [][]map[string]Planned {
+func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes Sizes) [][]map[string]*Planned {
 	// Where each stream of the snapshot is: its operator, old subtask and handle.
 	type keyedAt struct {
 		subtask int
@@ -231,8 +231,11 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 	sorted := func(stream string, offs []int64) []int64 {
 		all, ok := sortedOf[stream]
 		if !ok {
-			all = slices.Clone(offs)
-			slices.Sort(all)
+			all = offs // (read only)
+			if !slices.IsSorted(offs) {
+				all = slices.Clone(offs)
+				slices.Sort(all)
+			}
 			sortedOf[stream] = all
 		}
 		return all
@@ -328,9 +331,9 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 		}
 		return m
 	}
-	out := make([][]map[string]Planned, len(handed))
+	out := make([][]map[string]*Planned, len(handed))
 	for v := range handed {
-		out[v] = make([]map[string]Planned, len(handed[v]))
+		out[v] = make([]map[string]*Planned, len(handed[v]))
 		for i, m := range handed[v] {
 			for id, h := range m {
 				p := Planned{ManagedKeyed: planKeyed(h.ManagedKeyed), RawKeyed: planKeyed(h.RawKeyed),
@@ -338,9 +341,9 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 					RawOperator:     withUnion(h.RawOperator, h.RawUnion)}
 				if len(p.ManagedKeyed)+len(p.RawKeyed)+len(p.ManagedOperator)+len(p.RawOperator) > 0 {
 					if out[v][i] == nil {
-						out[v][i] = map[string]Planned{}
+						out[v][i] = map[string]*Planned{}
 					}
-					out[v][i][id] = p
+					out[v][i][id] = &p
 				}
 			}
 		}
@@ -388,7 +391,7 @@ func sortPairs(ps [][2]int) {
 }
 
 // SamePlanned reports whether two subtasks' reads of one operator are equal.
-func SamePlanned(a, b Planned) bool {
+func SamePlanned(a, b *Planned) bool {
 	sameKeyed := func(x, y []PlannedKeyed) bool { return slices.Equal(x, y) }
 	sameOps := func(x, y map[string]PlannedEntries) bool {
 		if len(x) != len(y) {
@@ -407,7 +410,7 @@ func SamePlanned(a, b Planned) bool {
 }
 
 // DescribePlanned renders a subtask's reads (generated ID → reads) for a diff.
-func DescribePlanned(m map[string]Planned) []string {
+func DescribePlanned(m map[string]*Planned) []string {
 	var out []string
 	for _, id := range sortedKeys(m) {
 		for _, l := range m[id].Lines() {
