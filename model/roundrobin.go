@@ -139,17 +139,20 @@ type rrInput struct {
 // indexOperatorState validates previous and numbers the delegate streams.
 func indexOperatorState(previous [][]OperatorStateHandle) (*rrInput, error) {
 	in := &rrInput{handleDelegate: make([][]int, len(previous))}
-	ids := make(map[StreamHandle]int)
-	n := 0
+	n, handles := 0, 0
 	for _, hs := range previous {
+		handles += len(hs)
 		for _, h := range hs {
 			n += len(h.States)
 		}
 	}
+	ids := make(map[StreamHandle]int, handles)
+	in.delegates = make([]StreamHandle, 0, handles)
 	in.entries = make([]rrEntry, 0, n)
 	var seen map[string]struct{}
+	backing := make([]int, handles) // every subtask's handleDelegate, in one allocation
 	for j, hs := range previous {
-		in.handleDelegate[j] = make([]int, len(hs))
+		in.handleDelegate[j], backing = backing[:len(hs):len(hs)], backing[len(hs):]
 		for k := range hs {
 			h := &hs[k]
 			d, ok := ids[h.Delegate]

@@ -122,6 +122,7 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 		nvs[k] = w.newVertex(v, maxPar(v))
 	}
 	_, want := w.expectHanded(cp, nvs)
+	w.handedMemo = nil
 	seen := handedLists{}
 	for k, v := range vertices {
 		va := a.Vertices[k]
@@ -146,7 +147,8 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 }
 
 // handedMemo is oracle.ExpectHanded of a restore of cp into vertices: the plan check of a
-// restore from a pointer and the check of what it handed ask alike (startFrom forgets it).
+// restore from a pointer and the check of what it handed ask alike (checkHanded and startFrom
+// forget it).
 type handedMemo struct {
 	cp       *model.CompletedCheckpoint
 	vertices []oracle.NewVertex

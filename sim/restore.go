@@ -259,7 +259,8 @@ func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourc
 			return nil, fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
 		}
 		for _, ns := range h.States {
-			list, start := f.Lists[ns.Name], int64(f.Starts[ns.Name])
+			l := f.Lists[ns.Name]
+			list, start := l.Elems, int64(l.Start)
 			for _, pos := range ns.Offsets {
 				k, ok := entryIndex(pos)
 				if !ok || k < start || k-start >= int64(len(list)) {

@@ -34,15 +34,17 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	}
 	n := w.job.numSourceStates()
 	for i, t := range w.src {
-		lists := make(map[string][]splitOffset, n)
+		lists := make(map[string]opList, n)
 		for _, s := range sortedInts(t.offsets) {
 			name, _ := w.job.sourceState(s % n)
-			lists[name] = append(lists[name], splitOffset{Split: s, Offset: t.offsets[s]})
+			l := lists[name]
+			l.Elems = append(l.Elems, splitOffset{Split: s, Offset: t.offsets[s]})
+			lists[name] = l
 		}
 		var states []model.NamedOperatorState
 		for k := range n {
 			name, mode := w.job.sourceState(k)
-			list := lists[name]
+			list := lists[name].Elems
 			if len(list) == 0 && w.job.Sparse {
 				continue
 			}
@@ -58,16 +60,17 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		st := &model.OperatorSubtaskState{ResultSubpartitionState: out}
 		if len(states) > 0 {
 			slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
-			starts := make(map[string]int, len(states))
 			elems := 0 // the stream holds the lists in name order, each element at its stream position
 			for _, ns := range states {
-				starts[ns.Name] = elems
+				l := lists[ns.Name]
+				l.Start = elems
+				lists[ns.Name] = l
 				for k := range ns.Offsets {
 					ns.Offsets[k] = entryOffset(elems)
 					elems++
 				}
 			}
-			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists, Starts: starts}, entryOffset(elems))
+			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, entryOffset(elems))
 			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h, States: states}}
 		}
 		srcState.Subtasks[i] = st

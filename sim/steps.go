@@ -474,6 +474,7 @@ func (w *World) restart(step int, c Change) string {
 // restored world is checked. It returns the model's error (nil when restored) and whether it was
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
+	defer func() { w.handedMemo = nil }() // (the plan check and checkHanded of this restore share it)
 	w.clearLocal()
 	w.leaveBehind()
 	w.epoch++
@@ -520,7 +521,6 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	if exp.Accept {
 		w.checkHanded(step, res.Checkpoint, res.Assignment, w.job.present(), exp.maxParOf(f.shape))
 	}
-	w.handedMemo = nil
 	w.finishRestore(step, f, exp)
 	return false, nil
 }

@@ -370,11 +370,16 @@ func entryIndex(pos int64) (int64, bool) {
 
 // operator-state files hold the elements of one subtask's named list states, or a broadcast map.
 type opStateFile struct {
-	// Lists are the list states' elements; Starts the index (in the stream's element order,
-	// names sorted) of each list's first element.
-	Lists  map[string][]splitOffset
-	Starts map[string]int
-	Maps   map[string]map[string]int64
+	// Lists are the list states' elements, each with the index (in the stream's element order,
+	// names sorted) of its first element.
+	Lists map[string]opList
+	Maps  map[string]map[string]int64
+}
+
+// opList is a list state's elements in an operator-state file, from stream element Start on.
+type opList struct {
+	Start int
+	Elems []splitOffset
 }
 
 // backendIDFor names a keyed backend: vertex, job instance (epoch), in-place rescale generation

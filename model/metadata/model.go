@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/internal/javamap"
@@ -27,6 +26,9 @@ func (f *File) Model() model.CheckpointMetadata { return f.ModelFor(model.Flink1
 //   - Null handles are dropped (StateObjectCollection.singletonOrEmpty); so are null entries
 //     of changelog handles.
 //   - Changelog handles become *ChangelogStateBackendHandle and *ChangelogStateHandle.
+//
+// The metadata shares the file's offset arrays (key groups, operator-state entries, channel
+// buffers): treat them as read only, or copy what is changed.
 func (f *File) ModelFor(v model.FlinkVersion) model.CheckpointMetadata {
 	md := model.CheckpointMetadata{CheckpointID: f.CheckpointID, Operators: []model.OperatorState{}}
 	for _, m := range f.MasterStates {
@@ -130,14 +132,14 @@ func channelModel(c ChannelHandle) model.ChannelStateHandle {
 	h := model.ChannelStateHandle{SubtaskIndex: int(c.SubtaskIndex), Delegate: streamModel(c.Delegate), StateSize: c.StateSize}
 	if c.Type != ChannelMergedInput && c.Type != ChannelMergedOutput {
 		h.GateOrPartition, h.Channel = int(c.GateOrPartition), int(c.Channel)
-		h.Offsets = slices.Clone(c.Offsets)
+		h.Offsets = c.Offsets
 	}
 	return h
 }
 
 func operatorHandleModel(h *OperatorHandle, v model.FlinkVersion) model.OperatorStateHandle {
 	named := func(e StateEntry) model.NamedOperatorState {
-		return model.NamedOperatorState{Name: e.Name, Mode: modeFromOrdinal(e.Mode), Offsets: append([]int64{}, e.Offsets...)}
+		return model.NamedOperatorState{Name: e.Name, Mode: modeFromOrdinal(e.Mode), Offsets: sharedOffsets(e.Offsets)}
 	}
 	if len(h.States) == 1 { // a HashMap holding one key iterates just it: no table to model
 		return model.OperatorStateHandle{Delegate: streamModel(h.Delegate), States: []model.NamedOperatorState{named(h.States[0])}}
@@ -185,7 +187,7 @@ func KeyedModel(h KeyedHandle) model.KeyedStateHandle {
 			return nil
 		}
 		return &model.KeyGroupsStateHandle{
-			Offsets:       model.KeyGroupRangeOffsets{Range: h.KeyGroupRange(), Offsets: append([]int64{}, h.Offsets...)},
+			Offsets:       model.KeyGroupRangeOffsets{Range: h.KeyGroupRange(), Offsets: sharedOffsets(h.Offsets)},
 			Delegate:      streamModel(h.Delegate),
 			StateHandleID: h.StateHandleID,
 			Savepoint:     h.Tag == TagKeyGroupsSavepoint,
@@ -378,6 +380,9 @@ func putOrder(m *javamap.Map[string], keys []string) (order []int, last map[int]
 // (the model keeps sizes, not contents; at most MaxInlineBytes each). Keyed handles become tag
 // 12 (tag 7 for savepoint handles), 11, 14, 9 or 13. Nil Properties give a regular
 // checkpoint's (Checkpoint, FORWARD_BACKWARD, discarded on subsumption).
+//
+// The File shares the model's offset arrays (a file is built to be written): treat it as read
+// only, or copy what it changes.
 func FromModel(md model.CheckpointMetadata) (*File, error) {
 	f := &File{Version: WriteVersion, CheckpointID: md.CheckpointID}
 	for _, m := range md.MasterStates {
@@ -517,13 +522,22 @@ func subtaskFromModel(i int, st *model.OperatorSubtaskState) (Subtask, error) {
 	return s, nil
 }
 
+// sharedOffsets is offs shared between a File and the model (never nil: an empty array reads
+// back empty).
+func sharedOffsets(offs []int64) []int64 {
+	if offs == nil {
+		return []int64{}
+	}
+	return offs
+}
+
 func channelFromModel(c model.ChannelStateHandle, typ byte) (ChannelHandle, error) {
 	d, err := streamFromModel(c.Delegate)
 	if err != nil {
 		return ChannelHandle{}, err
 	}
 	return ChannelHandle{Type: typ, SubtaskIndex: int32(c.SubtaskIndex), GateOrPartition: int32(c.GateOrPartition), Channel: int32(c.Channel),
-		Offsets: append([]int64{}, c.Offsets...), StateSize: cmp.Or(c.StateSize, c.Delegate.Size), Delegate: d}, nil
+		Offsets: sharedOffsets(c.Offsets), StateSize: cmp.Or(c.StateSize, c.Delegate.Size), Delegate: d}, nil
 }
 
 func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, error) {
@@ -536,7 +550,7 @@ func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, erro
 		if s.Mode < model.SplitDistribute || s.Mode > model.Broadcast {
 			return nil, fmt.Errorf("%w: state %q has mode %v", ErrNotWritable, s.Name, s.Mode)
 		}
-		out.States = append(out.States, StateEntry{Name: s.Name, Mode: byte(s.Mode - 1), Offsets: append([]int64{}, s.Offsets...)})
+		out.States = append(out.States, StateEntry{Name: s.Name, Mode: byte(s.Mode - 1), Offsets: sharedOffsets(s.Offsets)})
 	}
 	return out, nil
 }
@@ -571,7 +585,7 @@ func KeyedFromModel(h model.KeyedStateHandle) (KeyedHandle, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := &KeyGroupsHandle{Tag: TagKeyGroupsV2, StartKeyGroup: int32(r.Start), Offsets: append([]int64{}, h.Offsets.Offsets...), Delegate: d, StateHandleID: h.StateHandleID}
+		out := &KeyGroupsHandle{Tag: TagKeyGroupsV2, StartKeyGroup: int32(r.Start), Offsets: sharedOffsets(h.Offsets.Offsets), Delegate: d, StateHandleID: h.StateHandleID}
 		if h.Savepoint {
 			out.Tag, out.StateHandleID = TagKeyGroupsSavepoint, ""
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -98,8 +99,10 @@ func (e *encoder) bytesN(field string, b []byte) {
 
 func (e *encoder) offsets(field string, v []int64) {
 	e.count(field, len(v))
-	for _, o := range v {
-		e.i64(o)
+	n := len(e.buf)
+	e.buf = slices.Grow(e.buf, 8*len(v))[:n+8*len(v)]
+	for i, o := range v {
+		binary.BigEndian.PutUint64(e.buf[n+8*i:], uint64(o))
 	}
 }
 

@@ -463,7 +463,6 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 				}
 			}
 			ps := SubtaskPlan{Index: s, KeyGroups: [2]int{r.Start, r.End}, ManagedKeyedState: []KeyedPart{}, RawKeyedState: []KeyedPart{},
-				ManagedOperatorState: map[string]*OperatorStatePart{}, RawOperatorState: map[string]*OperatorStatePart{},
 				InputChannelState: []ChannelPart{}, ResultSubpartitionState: []ChannelPart{}}
 			if t := va.Subtasks[s]; t != nil {
 				ps.RestoreObject = true
@@ -491,6 +490,12 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 					ps.BytesRead = ix.bytesRead(st)
 					po.BytesRead += ps.BytesRead
 				}
+			}
+			if ps.ManagedOperatorState == nil { // (no restore object: empty, not null, in the JSON)
+				ps.ManagedOperatorState = map[string]*OperatorStatePart{}
+			}
+			if ps.RawOperatorState == nil {
+				ps.RawOperatorState = map[string]*OperatorStatePart{}
 			}
 			for _, l := range [][]KeyedPart{ps.ManagedKeyedState, ps.RawKeyedState} {
 				for _, h := range l {
