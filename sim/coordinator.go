@@ -87,7 +87,7 @@ func (m *memFS) ReadMetadata(loc model.CheckpointLocation) (model.CheckpointMeta
 	if !ok {
 		return model.CheckpointMetadata{}, fmt.Errorf("%s is not a metadata file", loc.Metadata.Path)
 	}
-	f, err := m.files[loc.Metadata.Path].metadata(b)
+	f, err := m.metadata(m.files[loc.Metadata.Path], b)
 	if err != nil {
 		return model.CheckpointMetadata{}, err
 	}

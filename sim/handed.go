@@ -76,10 +76,11 @@ func plainStored(ops []model.OperatorState) []oracle.StoredOperator {
 	for i, os := range ops {
 		o := oracle.StoredOperator{ID: os.OperatorID.String(), Parallelism: os.Parallelism, MaxParallelism: os.MaxParallelism,
 			Subtasks: make([]*oracle.SubtaskState, len(os.Subtasks))}
+		subs := make([]oracle.SubtaskState, len(os.Subtasks)) // (one allocation for the operator's subtasks)
 		for j, st := range os.Subtasks {
 			if st != nil {
-				s := plainSubtask(st)
-				o.Subtasks[j] = &s
+				subs[j] = plainSubtask(st)
+				o.Subtasks[j] = &subs[j]
 			}
 		}
 		out[i] = o

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -33,6 +34,8 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		Subtasks: make([]*model.OperatorSubtaskState, len(w.src)),
 	}
 	n := w.job.numSourceStates()
+	subs := make([]model.OperatorSubtaskState, len(w.src)) // (one allocation for the operator's subtasks)
+	handles := make([]model.OperatorStateHandle, len(w.src))
 	for i, t := range w.src {
 		lists := make(map[string]opList, n)
 		for _, s := range sortedInts(t.offsets) {
@@ -57,7 +60,8 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		if len(states) == 0 && len(out) == 0 {
 			continue // sparse: nothing to store, no entry
 		}
-		st := &model.OperatorSubtaskState{ResultSubpartitionState: out}
+		st := &subs[i]
+		st.ResultSubpartitionState = out
 		if len(states) > 0 {
 			slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
 			elems := 0 // the stream holds the lists in name order, each element at its stream position
@@ -70,8 +74,8 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 					elems++
 				}
 			}
-			h := w.fs.put(fmt.Sprintf("%s/op-source-%d", dir, i), opStateFile{Lists: lists}, entryOffset(elems))
-			st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h, States: states}}
+			handles[i] = model.OperatorStateHandle{Delegate: w.fs.put(dir+"/op-source-"+strconv.Itoa(i), opStateFile{Lists: lists}, entryOffset(elems)), States: states}
+			st.ManagedOperatorState = handles[i : i+1 : i+1]
 		}
 		srcState.Subtasks[i] = st
 	}
@@ -83,12 +87,13 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			OperatorID: model.OperatorIDFromUID(w.job.Keyed.UID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
 			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
 		}
+		subs := make([]model.OperatorSubtaskState, len(w.keyed))
 		for i, t := range w.keyed {
-			st := &model.OperatorSubtaskState{}
+			st := &subs[i]
 			if keys := len(t.values) > 0; keys || !w.job.Sparse { // sparse: no keyed handle without keys
-				st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, fmt.Sprintf("keyed-%d", i), w.maxPar, savepoint)}
+				st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, "keyed-"+strconv.Itoa(i), w.maxPar, savepoint)}
 				if w.job.RawKeyed {
-					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, fmt.Sprintf("%s/keyed-raw-%d", dir, i), w.maxPar, true)}
+					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, dir+"/keyed-raw-"+strconv.Itoa(i), w.maxPar, true)}
 				}
 			}
 			if !savepoint {
@@ -99,7 +104,7 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 				for k, v := range t.rules {
 					rules[k] = v
 				}
-				h := w.fs.put(fmt.Sprintf("%s/op-keyed-%d", dir, i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, entryOffset(len(rules)))
+				h := w.fs.put(dir+"/op-keyed-"+strconv.Itoa(i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, entryOffset(len(rules)))
 				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
 					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{streamHeader}}}}}
 			}
@@ -117,9 +122,10 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			OperatorID: model.OperatorIDFromUID(sinkUID), Parallelism: len(w.keyed), MaxParallelism: w.maxPar,
 			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
 		}
+		subs := make([]model.OperatorSubtaskState, len(w.keyed))
 		for i := range sinkState.Subtasks {
 			if md.Operators[len(md.Operators)-1].Subtasks[i] != nil {
-				sinkState.Subtasks[i] = &model.OperatorSubtaskState{}
+				sinkState.Subtasks[i] = &subs[i]
 			}
 		}
 		md.Operators = append(md.Operators, sinkState)

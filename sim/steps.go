@@ -474,7 +474,10 @@ func (w *World) restart(step int, c Change) string {
 // restored world is checked. It returns the model's error (nil when restored) and whether it was
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
-	defer func() { w.handedMemo = nil }() // (the plan check and checkHanded of this restore share it)
+	defer func() { // (what the plan check and checkHanded of this restore share)
+		w.handedMemo = nil
+		w.fs.forgetDecoded()
+	}()
 	w.clearLocal()
 	w.leaveBehind()
 	w.epoch++

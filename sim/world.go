@@ -91,8 +91,9 @@ type file struct {
 	decodedFrom []byte
 }
 
-// metadata decodes the _metadata bytes b the file holds, once for each content it holds.
-func (f *file) metadata(b []byte) (*metadata.File, error) {
+// metadata decodes the _metadata bytes b file f holds, once for each content it holds until
+// forgetDecoded.
+func (fs *memFS) metadata(f *file, b []byte) (*metadata.File, error) {
 	if f.decoded != nil && len(b) > 0 && len(b) == len(f.decodedFrom) && &b[0] == &f.decodedFrom[0] {
 		return f.decoded, nil
 	}
@@ -101,7 +102,17 @@ func (f *file) metadata(b []byte) (*metadata.File, error) {
 		return nil, err
 	}
 	f.decoded, f.decodedFrom = md, b
+	fs.decodedFiles = append(fs.decodedFiles, f)
 	return md, nil
+}
+
+// forgetDecoded drops the decoded files (a restore's read and its plan are done with them):
+// they would only make the live heap larger.
+func (fs *memFS) forgetDecoded() {
+	for _, f := range fs.decodedFiles {
+		f.decoded, f.decodedFrom = nil, nil
+	}
+	fs.decodedFiles = fs.decodedFiles[:0]
 }
 
 // memFS is the simulated checkpoint storage: a flat map of paths; directories are implied by
@@ -112,6 +123,8 @@ type memFS struct {
 	version model.FlinkVersion
 	// scratch is the buffer _metadata files are encoded in before their bytes are stored.
 	scratch []byte
+	// decodedFiles are the files holding a decode (metadata).
+	decodedFiles []*file
 }
 
 func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }

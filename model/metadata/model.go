@@ -80,22 +80,55 @@ func operatorModel(op *Operator, v model.FlinkVersion) model.OperatorState {
 		h := streamModel(op.CoordinatorState)
 		s.CoordinatorState = &h
 	}
+	n := 0 // the highest subtask index + 1
+	for i := range op.Subtasks {
+		if idx := int(op.Subtasks[i].Index); idx >= 0 && idx < int(op.Parallelism) {
+			n = max(n, idx+1)
+		}
+	}
+	if n > 0 {
+		s.Subtasks = make([]*model.OperatorSubtaskState, n)
+	}
+	// The subtasks' states and their one-handle collections, each kind in one allocation.
+	b := &subtaskBacking{
+		states:   make([]model.OperatorSubtaskState, len(op.Subtasks)),
+		operator: make([]model.OperatorStateHandle, 0, 2*len(op.Subtasks)),
+		keyed:    make([]model.KeyedStateHandle, 0, 2*len(op.Subtasks)),
+	}
 	for i := range op.Subtasks {
 		st := &op.Subtasks[i]
 		idx := int(st.Index)
 		if idx < 0 || idx >= int(op.Parallelism) {
 			continue // Read rejects these; a hand-built File may hold them
 		}
-		for len(s.Subtasks) <= idx {
-			s.Subtasks = append(s.Subtasks, nil)
-		}
-		s.Subtasks[idx] = subtaskModel(st, v)
+		s.Subtasks[idx] = b.subtaskModel(i, st, v)
 	}
 	return s
 }
 
-func subtaskModel(st *Subtask, v model.FlinkVersion) *model.OperatorSubtaskState {
-	s := &model.OperatorSubtaskState{
+// subtaskBacking holds an operator's subtask states and their handle collections, handed out
+// as one-element slices of capacity one (an append copies).
+type subtaskBacking struct {
+	states   []model.OperatorSubtaskState
+	operator []model.OperatorStateHandle
+	keyed    []model.KeyedStateHandle
+}
+
+func (b *subtaskBacking) operatorHandle(h model.OperatorStateHandle) []model.OperatorStateHandle {
+	b.operator = append(b.operator, h)
+	n := len(b.operator)
+	return b.operator[n-1 : n : n]
+}
+
+func (b *subtaskBacking) keyedHandle(h model.KeyedStateHandle) []model.KeyedStateHandle {
+	b.keyed = append(b.keyed, h)
+	n := len(b.keyed)
+	return b.keyed[n-1 : n : n]
+}
+
+func (b *subtaskBacking) subtaskModel(i int, st *Subtask, v model.FlinkVersion) *model.OperatorSubtaskState {
+	s := &b.states[i]
+	*s = model.OperatorSubtaskState{
 		ManagedOperatorState: []model.OperatorStateHandle{},
 		RawOperatorState:     []model.OperatorStateHandle{},
 		ManagedKeyedState:    []model.KeyedStateHandle{},
@@ -105,16 +138,16 @@ func subtaskModel(st *Subtask, v model.FlinkVersion) *model.OperatorSubtaskState
 		return s
 	}
 	if h := st.ManagedOperatorState; h != nil && h.Tag != TagNull {
-		s.ManagedOperatorState = append(s.ManagedOperatorState, operatorHandleModel(h, v))
+		s.ManagedOperatorState = b.operatorHandle(operatorHandleModel(h, v))
 	}
 	if h := st.RawOperatorState; h != nil && h.Tag != TagNull {
-		s.RawOperatorState = append(s.RawOperatorState, operatorHandleModel(h, v))
+		s.RawOperatorState = b.operatorHandle(operatorHandleModel(h, v))
 	}
 	if h := KeyedModel(st.ManagedKeyedState); h != nil {
-		s.ManagedKeyedState = append(s.ManagedKeyedState, h)
+		s.ManagedKeyedState = b.keyedHandle(h)
 	}
 	if h := KeyedModel(st.RawKeyedState); h != nil {
-		s.RawKeyedState = append(s.RawKeyedState, h)
+		s.RawKeyedState = b.keyedHandle(h)
 	}
 	for _, c := range st.InputChannels {
 		s.InputChannelState = append(s.InputChannelState, channelModel(c))

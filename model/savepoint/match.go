@@ -2,6 +2,7 @@ package savepoint
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -32,7 +33,7 @@ type oldIndex struct {
 	// the bytes of P subtasks each receiving every old subtask's handle cost P, not P².
 	opBytes [2]map[*model.OperatorStateHandle]listBytes
 	// opParts memoizes operator's result for a received handle list likewise (each later asker
-	// gets its own copy).
+	// gets its own map of the same parts).
 	opParts [2]map[*model.OperatorStateHandle]listParts
 }
 
@@ -42,41 +43,40 @@ type listParts struct {
 	parts map[string]*OperatorStatePart
 }
 
-// cloneParts copies m deeply.
-func cloneParts(m map[string]*OperatorStatePart) map[string]*OperatorStatePart {
-	out := make(map[string]*OperatorStatePart, len(m))
-	for n, p := range m {
-		c := *p
-		c.Pairs = slices.Clone(p.Pairs)
-		out[n] = &c
-	}
-	return out
-}
-
 // listBytes is the memoized operator-state bytes of a handle list of length n.
 type listBytes struct {
 	n     int
 	bytes int64
 }
 
-func indexOldState(os *model.OperatorState) *oldIndex {
-	x := &oldIndex{os: os}
-	for _, raw := range []bool{false, true} {
-		r := b2i(raw)
-		x.seq[r] = x.keyedSeq(raw)
-		x.byKey[r] = map[any][]int{}
-		for i, o := range x.seq[r] {
-			if k, ok := matchKey(o.h); ok {
-				x.byKey[r][k] = append(x.byKey[r][k], i)
-			}
-		}
-		x.ops[r] = x.operatorHandles(raw)
-		x.opsAt[r] = map[model.StreamHandle][]int{}
-		for i, o := range x.ops[r] {
-			x.opsAt[r][o.h.Delegate] = append(x.opsAt[r][o.h.Delegate], i)
+// indexOldState gives the index of os's old handles; each part of it is built when first asked
+// (keyedIndex, opIndex): a kind no new subtask receives costs nothing.
+func indexOldState(os *model.OperatorState) *oldIndex { return &oldIndex{os: os} }
+
+// keyedIndex builds seq and byKey of kind r (b2i(raw)) once.
+func (x *oldIndex) keyedIndex(r int) {
+	if x.byKey[r] != nil {
+		return
+	}
+	x.seq[r] = x.keyedSeq(r == 1)
+	x.byKey[r] = make(map[any][]int, len(x.seq[r]))
+	for i, o := range x.seq[r] {
+		if k, ok := matchKey(o.h); ok {
+			x.byKey[r][k] = append(x.byKey[r][k], i)
 		}
 	}
-	return x
+}
+
+// opIndex builds ops and opsAt of kind r once.
+func (x *oldIndex) opIndex(r int) {
+	if x.opsAt[r] != nil {
+		return
+	}
+	x.ops[r] = x.operatorHandles(r == 1)
+	x.opsAt[r] = make(map[model.StreamHandle][]int, len(x.ops[r]))
+	for i, o := range x.ops[r] {
+		x.opsAt[r][o.h.Delegate] = append(x.opsAt[r][o.h.Delegate], i)
+	}
 }
 
 type oldKeyed struct {
@@ -158,6 +158,7 @@ func matchKey(h model.KeyedStateHandle) (key any, ok bool) {
 // len(seq): what scanning seq from c with sameKeyedHandle gives.
 func (x *oldIndex) find(raw bool, c int, got model.KeyedStateHandle) int {
 	r := b2i(raw)
+	x.keyedIndex(r)
 	seq := x.seq[r]
 	k, ok := matchKey(got)
 	if !ok {
@@ -203,6 +204,10 @@ func sameKeyedHandle(old, got model.KeyedStateHandle) bool {
 // keeps Flink's order: old subtasks ascending, handles in order).
 func (x *oldIndex) keyed(got []model.KeyedStateHandle, raw bool) ([]KeyedPart, error) {
 	out := []KeyedPart{}
+	if len(got) == 0 {
+		return out, nil
+	}
+	x.keyedIndex(b2i(raw))
 	seq := x.seq[b2i(raw)]
 	c := 0
 	for _, g := range got {
@@ -344,7 +349,7 @@ func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[stri
 	r := b2i(raw)
 	if len(got) > 0 {
 		if m, ok := x.opParts[r][&got[0]]; ok && m.n == len(got) {
-			return cloneParts(m.parts), nil
+			return maps.Clone(m.parts), nil // (the parts shared, read only: see SubtaskPlan)
 		}
 	}
 	out, err := x.matchOperator(got, r)
@@ -361,6 +366,10 @@ func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[stri
 // matchOperator is operator without the memo (r: b2i(raw)).
 func (x *oldIndex) matchOperator(got []model.OperatorStateHandle, r int) (map[string]*OperatorStatePart, error) {
 	out := map[string]*OperatorStatePart{}
+	if len(got) == 0 {
+		return out, nil
+	}
+	x.opIndex(r)
 	olds := x.ops[r]
 	used := map[int]map[string][]bool{} // per old handle and name, offset positions already attributed
 	type pair struct {
@@ -472,6 +481,9 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 		if raw {
 			got = st.RawKeyedState
 		}
+		if len(got) > 0 {
+			x.keyedIndex(b2i(raw))
+		}
 		seq := x.seq[b2i(raw)]
 		for _, g := range got {
 			if g == nil {
@@ -506,6 +518,7 @@ func (x *oldIndex) operatorBytes(raw bool, got []model.OperatorStateHandle) int6
 	if m, ok := x.opBytes[r][&got[0]]; ok && m.n == len(got) {
 		return m.bytes
 	}
+	x.opIndex(r)
 	var n int64
 	olds := x.ops[r]
 	for _, g := range got {

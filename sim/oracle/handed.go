@@ -199,14 +199,16 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			}
 			managedOp, managedUnion := RoundRobin(modern, prevManaged, nv.Parallelism)
 			rawOp, rawUnion := RoundRobin(modern, prevRaw, nv.Parallelism)
+			hs := make([]Handed, nv.Parallelism) // (one allocation for the operator's subtasks)
 			for i := range nv.Parallelism {
-				s := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
+				s := &hs[i]
+				*s = Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
 				s.ManagedKeyed, s.RawKeyed = old.cut(nv.Parallelism, i, ranges[i])
 				if !s.Empty() {
 					if out[v][i] == nil {
 						out[v][i] = map[string]*Handed{}
 					}
-					out[v][i][op.Generated] = &s
+					out[v][i][op.Generated] = s
 				}
 			}
 		}

@@ -391,22 +391,53 @@ func sortPairs(ps [][2]int) {
 }
 
 // SamePlanned reports whether two subtasks' reads of one operator are equal.
-func SamePlanned(a, b *Planned) bool {
-	sameKeyed := func(x, y []PlannedKeyed) bool { return slices.Equal(x, y) }
+func SamePlanned(a, b *Planned) bool { return (*PlannedComparer)(nil).Same(a, b) }
+
+// PlannedComparer is SamePlanned remembering which pairs lists it found equal: subtasks reading
+// the same UNION entries share one list on each side, so comparing P of them costs P lists, not
+// P² pairs. The zero value is ready; nil remembers nothing.
+type PlannedComparer struct{ equal map[pairsKey]bool }
+
+type pairsKey struct {
+	a, b *[2]int
+	n    int
+}
+
+// Same reports whether two subtasks' reads of one operator are equal.
+func (c *PlannedComparer) Same(a, b *Planned) bool {
 	sameOps := func(x, y map[string]PlannedEntries) bool {
 		if len(x) != len(y) {
 			return false
 		}
 		for n, e := range x {
 			f, ok := y[n]
-			if !ok || e.Bytes != f.Bytes || !slices.Equal(e.Pairs, f.Pairs) {
+			if !ok || e.Bytes != f.Bytes || !c.samePairs(e.Pairs, f.Pairs) {
 				return false
 			}
 		}
 		return true
 	}
-	return sameKeyed(a.ManagedKeyed, b.ManagedKeyed) && sameKeyed(a.RawKeyed, b.RawKeyed) &&
+	return slices.Equal(a.ManagedKeyed, b.ManagedKeyed) && slices.Equal(a.RawKeyed, b.RawKeyed) &&
 		sameOps(a.ManagedOperator, b.ManagedOperator) && sameOps(a.RawOperator, b.RawOperator)
+}
+
+func (c *PlannedComparer) samePairs(x, y [][2]int) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	if c == nil || len(x) == 0 {
+		return slices.Equal(x, y)
+	}
+	k := pairsKey{&x[0], &y[0], len(x)}
+	if eq, ok := c.equal[k]; ok {
+		return eq
+	}
+	eq := slices.Equal(x, y)
+	if c.equal == nil {
+		c.equal = map[pairsKey]bool{}
+	}
+	c.equal[k] = eq
+	return eq
 }
 
 // DescribePlanned renders a subtask's reads (generated ID → reads) for a diff.
