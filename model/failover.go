@@ -437,7 +437,16 @@ func (t *FailoverTopology) RegionsToRestart(failed ExecutionVertexID, st Failove
 			}
 		}
 	}
+	n := 0
+	for sub := range t.n {
+		if visited[t.regionOf[sub]] {
+			n++
+		}
+	}
 	var out []ExecutionVertexID
+	if n > 0 {
+		out = make([]ExecutionVertexID, 0, n)
+	}
 	for sub := range t.n {
 		if !visited[t.regionOf[sub]] {
 			continue
@@ -446,6 +455,9 @@ func (t *FailoverTopology) RegionsToRestart(failed ExecutionVertexID, st Failove
 		if !st.Created[id] {
 			out = append(out, id)
 		}
+	}
+	if len(out) == 0 {
+		return nil, nil
 	}
 	return out, nil
 }

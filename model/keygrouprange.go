@@ -132,13 +132,15 @@ func (o KeyGroupRangeOffsets) outOfRange(keyGroup int) error {
 	return fmt.Errorf("%w: key group %d is not in %v; unless you have a bug in your code, this is usually caused by a key type with a non-deterministic hashCode or equals", ErrKeyGroupOutOfRange, keyGroup, o.Range)
 }
 
-// Intersection models KeyGroupRangeOffsets.getIntersection: the intersected range with a copy of
-// the matching slice of offsets (an empty range with no offsets when they do not overlap).
+// Intersection models KeyGroupRangeOffsets.getIntersection: the intersected range with the
+// matching slice of offsets (an empty range with no offsets when they do not overlap). Flink
+// copies the slice; here it is shared with o, capacity cut: treat it as read only.
 func (o KeyGroupRangeOffsets) Intersection(r KeyGroupRange) KeyGroupRangeOffsets {
 	in := o.Range.Intersection(r)
 	if in.IsEmpty() {
 		return KeyGroupRangeOffsets{Range: EmptyKeyGroupRange, Offsets: []int64{}}
 	}
 	from := in.Start - o.Range.Start
-	return KeyGroupRangeOffsets{Range: in, Offsets: append([]int64(nil), o.Offsets[from:from+in.NumberOfKeyGroups()]...)}
+	to := from + in.NumberOfKeyGroups()
+	return KeyGroupRangeOffsets{Range: in, Offsets: o.Offsets[from:to:to]} // (shared, read only)
 }

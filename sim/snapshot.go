@@ -37,7 +37,10 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	subs := make([]model.OperatorSubtaskState, len(w.src)) // (one allocation for the operator's subtasks)
 	handles := make([]model.OperatorStateHandle, len(w.src))
 	for i, t := range w.src {
-		lists := make(map[string]opList, n)
+		var lists map[string]opList // (nil: no split)
+		if len(t.offsets) > 0 {
+			lists = make(map[string]opList, n)
+		}
 		for _, s := range sortedInts(t.offsets) {
 			name, _ := w.job.sourceState(s % n)
 			l := lists[name]
@@ -66,9 +69,10 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			slices.SortFunc(states, func(a, b model.NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
 			elems := 0 // the stream holds the lists in name order, each element at its stream position
 			for _, ns := range states {
-				l := lists[ns.Name]
-				l.Start = elems
-				lists[ns.Name] = l
+				if l, ok := lists[ns.Name]; ok { // (an empty list has no entry: nothing is read from it)
+					l.Start = elems
+					lists[ns.Name] = l
+				}
 				for k := range ns.Offsets {
 					ns.Offsets[k] = entryOffset(elems)
 					elems++

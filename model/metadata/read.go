@@ -102,9 +102,11 @@ type decoder struct {
 	arena          strings.Builder
 	interned       map[string]string
 	streams        []StreamHandle // preallocated stream handles, taken in order (newStream)
+	streamsMade    int            // the size of the last chunk of streams
 }
 
-// streamChunk is how many stream handles newStream allocates at once (256 × 112 bytes is a
+// streamChunk is how many stream handles newStream allocates at most at once, the chunks
+// doubling from 16 (a file's bytes do not say how many handles it holds; 256 × 112 bytes is a
 // size class of Go's allocator, so nothing is wasted).
 const streamChunk = 256
 
@@ -112,7 +114,8 @@ const streamChunk = 256
 // has one or more per state file; a chunk lives as long as any of its handles).
 func (d *decoder) newStream(tag byte) *StreamHandle {
 	if len(d.streams) == 0 {
-		d.streams = make([]StreamHandle, min(streamChunk, max(1, d.left()/16)))
+		d.streamsMade = min(streamChunk, max(16, 2*d.streamsMade), max(1, d.left()/16))
+		d.streams = make([]StreamHandle, d.streamsMade)
 	}
 	h := &d.streams[0]
 	d.streams = d.streams[1:]
