@@ -2,10 +2,10 @@
 GO          ?= go
 STATICCHECK  = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test short race soak bench production lint mutants rewrite plots
+.PHONY: help build test short race soak bench bench-fixed production lint mutants rewrite plots
 
 help:            ## list the targets
-	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
 
 build:           ## build everything
 	$(GO) build ./...
@@ -24,6 +24,9 @@ soak:            ## the property suite with many more checks
 
 bench:           ## every benchmark, with allocations
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-fixed:     ## the fixed-scenario replay, this tree vs OLD (default 84ebf78) side by side (ROUNDS=8)
+	sh sim/testdata/fixed/compare.sh $(OLD)
 
 production:      ## the production-size benchmarks: read, inspect, plan 50 operators x 500/1,000/2,000 subtasks (a 2.5 GB file; ~12 GB of memory)
 	GOGC=25 $(GO) test ./model/savepoint -run '^$$' -bench Production -benchtime 1x -benchmem -production.subtasks 500,1000,2000

@@ -90,11 +90,7 @@ func operatorModel(op *Operator, v model.FlinkVersion) model.OperatorState {
 		s.Subtasks = make([]*model.OperatorSubtaskState, n)
 	}
 	// The subtasks' states and their one-handle collections, each kind in one allocation.
-	b := &subtaskBacking{
-		states:   make([]model.OperatorSubtaskState, len(op.Subtasks)),
-		operator: make([]model.OperatorStateHandle, 0, 2*len(op.Subtasks)),
-		keyed:    make([]model.KeyedStateHandle, 0, 2*len(op.Subtasks)),
-	}
+	b := &subtaskBacking{states: make([]model.OperatorSubtaskState, len(op.Subtasks))}
 	for i := range op.Subtasks {
 		st := &op.Subtasks[i]
 		idx := int(st.Index)
@@ -115,12 +111,18 @@ type subtaskBacking struct {
 }
 
 func (b *subtaskBacking) operatorHandle(h model.OperatorStateHandle) []model.OperatorStateHandle {
+	if b.operator == nil {
+		b.operator = make([]model.OperatorStateHandle, 0, len(b.states)) // (one per subtask, as a rule)
+	}
 	b.operator = append(b.operator, h)
 	n := len(b.operator)
 	return b.operator[n-1 : n : n]
 }
 
 func (b *subtaskBacking) keyedHandle(h model.KeyedStateHandle) []model.KeyedStateHandle {
+	if b.keyed == nil {
+		b.keyed = make([]model.KeyedStateHandle, 0, len(b.states))
+	}
 	b.keyed = append(b.keyed, h)
 	n := len(b.keyed)
 	return b.keyed[n-1 : n : n]
