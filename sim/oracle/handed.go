@@ -199,16 +199,19 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			}
 			managedOp, managedUnion := RoundRobin(modern, prevManaged, nv.Parallelism)
 			rawOp, rawUnion := RoundRobin(modern, prevRaw, nv.Parallelism)
-			hs := make([]Handed, nv.Parallelism) // (one allocation for the operator's subtasks)
+			var hs []Handed // (one allocation for the operator's subtasks handed something)
 			for i := range nv.Parallelism {
-				s := &hs[i]
-				*s = Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
-				s.ManagedKeyed, s.RawKeyed = old.cut(nv.Parallelism, i, ranges[i])
-				if !s.Empty() {
+				h := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
+				h.ManagedKeyed, h.RawKeyed = old.cut(nv.Parallelism, i, ranges[i])
+				if !h.Empty() {
+					if hs == nil {
+						hs = make([]Handed, 0, nv.Parallelism-i)
+					}
+					hs = append(hs, h)
 					if out[v][i] == nil {
 						out[v][i] = map[string]*Handed{}
 					}
-					out[v][i][op.Generated] = s
+					out[v][i][op.Generated] = &hs[len(hs)-1]
 				}
 			}
 		}
