@@ -96,6 +96,12 @@ func (w *World) drainInFlight() {
 
 // deliver processes a record on keyed subtask t: its key's sum and count.
 func (w *World) deliver(t *keyedTask, key string, hash int32, value int64) {
+	t.add(w.maxPar, key, hash, value)
+}
+
+// add adds a record's value to key's state (sum and count) and marks its key group (of maxPar)
+// changed.
+func (t *keyedTask) add(maxPar int, key string, hash int32, value int64) {
 	e := t.values[key]
 	if e == nil {
 		e = &entry{hash: hash}
@@ -103,7 +109,7 @@ func (w *World) deliver(t *keyedTask, key string, hash int32, value int64) {
 	}
 	e.sum += value
 	e.count++
-	t.dirty[model.ComputeKeyGroupForKeyHash(hash, w.maxPar)] = true
+	t.dirty[model.ComputeKeyGroupForKeyHash(hash, maxPar)] = true
 }
 
 // snapshotInFlight writes keyed subtask j's in-flight records into dir and returns its
@@ -176,27 +182,33 @@ func readInFlight(fs *memFS, hs []model.ChannelStateHandle) ([][]inflightRecord,
 	return out, nil
 }
 
-// replayInFlight processes on keyed subtask t (index i of p) the in-flight records of the
+// replayInFlight processes on keyed subtask i the in-flight records of the
 // input-channel handles it was handed, before any new input: the records of an old subtask the
 // rescaling descriptor d calls ambiguous are filtered to those the partitioner routes to i
 // (RecordFilter); the others are all processed. Each processed record is logged for the oracle.
-func (w *World) replayInFlight(t *keyedTask, i int, hs []model.ChannelStateHandle, d *model.InflightDataRescalingDescriptor) error {
+func (w *World) replayInFlight(i int, hs []model.ChannelStateHandle, d *model.InflightDataRescalingDescriptor) error {
 	bufs, err := readInFlight(w.fs, hs)
 	if err != nil {
 		return err
 	}
 	for k, h := range hs {
-		ambiguous := d.IsAmbiguous(0, h.SubtaskIndex)
-		for _, r := range bufs[k] {
-			hash := hashOfKey(t.keyType, r.Key)
-			if ambiguous && model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed)) != i {
-				continue
-			}
-			w.deliver(t, r.Key, hash, r.Value)
-			w.replayed = append(w.replayed, oracle.Replayed{InFlightRecord: oracle.InFlightRecord{Split: r.Split, Offset: r.Offset, Key: r.Key}, Subtask: i})
-		}
+		w.replayRecords(i, bufs[k], d.IsAmbiguous(0, h.SubtaskIndex))
 	}
 	return nil
+}
+
+// replayRecords processes recovered records on keyed subtask i, logged for the oracle; when
+// ambiguous (a RecordFilter) only those the partitioner routes to i.
+func (w *World) replayRecords(i int, recs []inflightRecord, ambiguous bool) {
+	t := w.keyed[i]
+	for _, r := range recs {
+		hash := hashOfKey(t.keyType, r.Key)
+		if ambiguous && model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed)) != i {
+			continue
+		}
+		w.deliver(t, r.Key, hash, r.Value)
+		w.replayed = append(w.replayed, oracle.Replayed{InFlightRecord: oracle.InFlightRecord{Split: r.Split, Offset: r.Offset, Key: r.Key}, Subtask: i})
+	}
 }
 
 // operatorState is the state of operator id in a restore object (nil when it has none; its
@@ -293,16 +305,7 @@ func (w *World) resendOutFlight(hs []model.ChannelStateHandle, out *model.Inflig
 			if j < 0 || j >= len(w.keyed) {
 				return fmt.Errorf("result-subpartition state of old subpartition %d mapped to subpartition %d of %d", h.Channel, j, len(w.keyed))
 			}
-			t := w.keyed[j]
-			ambiguous := keyedIn[j].IsAmbiguous(0, h.Channel)
-			for _, r := range bufs[k] {
-				hash := hashOfKey(t.keyType, r.Key)
-				if ambiguous && model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed)) != j {
-					continue
-				}
-				w.deliver(t, r.Key, hash, r.Value)
-				w.replayed = append(w.replayed, oracle.Replayed{InFlightRecord: oracle.InFlightRecord{Split: r.Split, Offset: r.Offset, Key: r.Key}, Subtask: j})
-			}
+			w.replayRecords(j, bufs[k], keyedIn[j].IsAmbiguous(0, h.Channel))
 		}
 	}
 	return nil

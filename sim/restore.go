@@ -110,7 +110,7 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 			keyedIn[i] = st.InputRescalingDescriptor
 		}
 		err := w.tryAlternatives(len(p.InputChannel), func(k int) error {
-			return w.replayInFlight(t, i, p.InputChannel[k], keyedIn[i])
+			return w.replayInFlight(i, p.InputChannel[k], keyedIn[i])
 		})
 		if err != nil {
 			return fmt.Errorf("keyed subtask %d: %w", i, err)

@@ -374,15 +374,7 @@ func (w *World) process(n int) {
 
 // stageAdd adds value to key's state on the keyed stage subtask routing picks.
 func (w *World) stageAdd(ts []*keyedTask, maxPar int, key string, hash int32, value int64) {
-	dst := ts[model.AssignKeyToParallelOperator(hash, maxPar, len(ts))]
-	e := dst.values[key]
-	if e == nil {
-		e = &entry{hash: hash}
-		dst.values[key] = e
-	}
-	e.sum += value
-	e.count++
-	dst.dirty[model.ComputeKeyGroupForKeyHash(hash, maxPar)] = true
+	ts[model.AssignKeyToParallelOperator(hash, maxPar, len(ts))].add(maxPar, key, hash, value)
 }
 
 // allKeyedTasks lists the subtasks holding keyed state: the keyed vertex's, then the keyed

@@ -264,15 +264,8 @@ func runBytes(sorted, offs []int64, size int64) int64 {
 		for j < len(sorted) && sorted[j] <= off {
 			j++
 		}
-		if off <= 0 {
-			continue
-		}
-		end := size
-		if j < len(sorted) && sorted[j] < end && !mutant.On(mutant.PlanBytesToStreamEnd) {
-			end = sorted[j]
-		}
-		if end > off {
-			n += end - off
+		if off > 0 {
+			n += bytesTo(sorted, j, off, size)
 		}
 	}
 	return n
@@ -309,7 +302,12 @@ func elementBytes(sorted []int64, off, size int64) int64 {
 	if off <= 0 {
 		return 0
 	}
-	i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
+	return bytesTo(sorted, sort.Search(len(sorted), func(i int) bool { return sorted[i] > off }), off, size)
+}
+
+// bytesTo is elementBytes of a positive offset off whose next larger offset is sorted[i] (none
+// when i is past the end).
+func bytesTo(sorted []int64, i int, off, size int64) int64 {
 	end := size
 	if i < len(sorted) && sorted[i] < end && !mutant.On(mutant.PlanBytesToStreamEnd) {
 		end = sorted[i]

@@ -353,7 +353,12 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 
 // elementEnd is where the element at off ends: the next larger offset of sorted, else size.
 func elementEnd(sorted []int64, off, size int64) int64 {
-	if i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > off }); i < len(sorted) {
+	return endAt(sorted, sort.Search(len(sorted), func(i int) bool { return sorted[i] > off }), size)
+}
+
+// endAt is sorted[i], or size when i is past the end.
+func endAt(sorted []int64, i int, size int64) int64 {
+	if i < len(sorted) {
 		return sorted[i]
 	}
 	return size
@@ -372,11 +377,7 @@ func runBytes(sorted, offs []int64, size int64) int64 {
 		for j < len(sorted) && sorted[j] <= off {
 			j++
 		}
-		end := size
-		if j < len(sorted) {
-			end = sorted[j]
-		}
-		n += end - off
+		n += endAt(sorted, j, size) - off
 	}
 	return n
 }
@@ -390,12 +391,9 @@ func sortPairs(ps [][2]int) {
 	})
 }
 
-// SamePlanned reports whether two subtasks' reads of one operator are equal.
-func SamePlanned(a, b *Planned) bool { return (*PlannedComparer)(nil).Same(a, b) }
-
-// PlannedComparer is SamePlanned remembering which pairs lists it found equal: subtasks reading
-// the same UNION entries share one list on each side, so comparing P of them costs P lists, not
-// P² pairs. The zero value is ready; nil remembers nothing.
+// PlannedComparer compares subtasks' reads, remembering which pairs lists it found equal:
+// subtasks reading the same UNION entries share one list on each side, so comparing P of them
+// costs P lists, not P² pairs. The zero value is ready.
 type PlannedComparer struct{ equal map[pairsKey]bool }
 
 type pairsKey struct {
@@ -425,8 +423,8 @@ func (c *PlannedComparer) samePairs(x, y [][2]int) bool {
 	if len(x) != len(y) {
 		return false
 	}
-	if c == nil || len(x) == 0 {
-		return slices.Equal(x, y)
+	if len(x) == 0 {
+		return true
 	}
 	k := pairsKey{&x[0], &y[0], len(x)}
 	if eq, ok := c.equal[k]; ok {
