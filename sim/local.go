@@ -213,7 +213,7 @@ func (w *World) fault(k FaultKind) string {
 			return "metadata already gone"
 		}
 		if k == DeleteMetadata {
-			delete(w.fs.files, meta)
+			w.fs.remove(meta)
 		} else if b, ok := f.content.([]byte); ok && len(b) > 1 {
 			// Cut the file short (a torn write): every reader must refuse it. (A flipped byte
 			// need not be detectable: the format has no checksum.)
@@ -227,7 +227,7 @@ func (w *World) fault(k FaultKind) string {
 		if victim == "" {
 			return "no state file to delete"
 		}
-		delete(w.fs.files, victim)
+		w.fs.remove(victim)
 		w.faultDeleted[victim] = true
 		for _, c := range cps { // every retained checkpoint that uses the file is damaged
 			for h := range checkpointFiles(c) {

@@ -230,6 +230,12 @@ func vertexIndex(name string) int {
 type planReads struct {
 	sorted  map[*savepoint.OperatorStatePart][][2]int // a part's pairs, sorted
 	compare oracle.PlannedComparer
+	// last is the parts map entries read last, and what it read: the next subtask's map holding
+	// the same parts (UNION state) reads the same, shared.
+	last struct {
+		in  map[string]*savepoint.OperatorStatePart
+		out map[string]oracle.PlannedEntries
+	}
 }
 
 func (r *planReads) same(want, got map[string]*oracle.Planned) bool {
@@ -258,29 +264,54 @@ func (r *planReads) of(s *savepoint.SubtaskPlan) oracle.Planned {
 		return out
 	}
 	entries := func(m map[string]*savepoint.OperatorStatePart) map[string]oracle.PlannedEntries {
-		var out map[string]oracle.PlannedEntries // (nil: no entry)
-		for n, p := range m {
-			if len(p.Pairs) == 0 {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]oracle.PlannedEntries, len(m))
-			}
-			pairs, ok := r.sorted[p]
-			if !ok {
-				pairs = p.Pairs // (read only)
-				if !slices.IsSortedFunc(pairs, comparePairs) {
-					pairs = slices.Clone(pairs)
-					slices.SortFunc(pairs, comparePairs)
-				}
-				r.sorted[p] = pairs
-			}
-			out[n] = oracle.PlannedEntries{Bytes: p.Bytes, Pairs: pairs}
+		if len(m) > 0 && sameParts(m, r.last.in) {
+			return r.last.out // (read only)
+		}
+		out := r.entries(m)
+		if len(m) > 0 {
+			r.last.in, r.last.out = m, out
 		}
 		return out
 	}
 	return oracle.Planned{ManagedKeyed: keyed(s.ManagedKeyedState), RawKeyed: keyed(s.RawKeyedState),
 		ManagedOperator: entries(s.ManagedOperatorState), RawOperator: entries(s.RawOperatorState)}
+}
+
+// sameParts reports whether a and b hold the same names with the same parts.
+func sameParts(a, b map[string]*savepoint.OperatorStatePart) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for n, p := range a {
+		if q, ok := b[n]; !ok || p != q {
+			return false
+		}
+	}
+	return true
+}
+
+// entries is what a subtask reads of the parts m, by state name (nil: no entry).
+func (r *planReads) entries(m map[string]*savepoint.OperatorStatePart) map[string]oracle.PlannedEntries {
+	var out map[string]oracle.PlannedEntries // (nil: no entry)
+	for n, p := range m {
+		if len(p.Pairs) == 0 {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]oracle.PlannedEntries, len(m))
+		}
+		pairs, ok := r.sorted[p]
+		if !ok {
+			pairs = p.Pairs // (read only)
+			if !slices.IsSortedFunc(pairs, comparePairs) {
+				pairs = slices.Clone(pairs)
+				slices.SortFunc(pairs, comparePairs)
+			}
+			r.sorted[p] = pairs
+		}
+		out[n] = oracle.PlannedEntries{Bytes: p.Bytes, Pairs: pairs}
+	}
+	return out
 }
 
 func comparePairs(a, b [2]int) int { return cmp.Compare(a[0], b[0])*2 + cmp.Compare(a[1], b[1]) }

@@ -74,7 +74,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 			w.storeLocal(md)
 			for i, t := range tasks {
 				for _, f := range t.chain[len(chains[i]):] {
-					delete(w.fs.files, f.Handle.Path)
+					w.fs.remove(f.Handle.Path)
 				}
 				t.chain, t.dirty = chains[i], dirty[i]
 			}
@@ -512,6 +512,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 		delete(w.noClaim, f.pointer)
 	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
 		w.noClaim[f.pointer] = f
+		w.noClaimChecked.fresh = true
 	}
 	err = w.applyAssignment(res.Assignment, false)
 	w.checkPlan(step, f, j, allowNonRestored, exp, nil, res.Checkpoint) // (after the assignment, which names a known issue it runs into)
@@ -778,7 +779,7 @@ func (w *World) storePointers() map[int64]string {
 // directories of discarded checkpoints.
 func (w *World) applyDeletes(u model.StoreUpdate, pointers map[int64]string) {
 	for _, h := range u.DiscardedShared {
-		delete(w.fs.files, h.Path)
+		w.fs.remove(h.Path)
 	}
 	for k, id := range u.Discarded {
 		dir := pointers[id]
@@ -886,6 +887,11 @@ func snapshotFiles(dir string, md model.CheckpointMetadata) []string {
 // mode still exists (Flink never deletes what it does not own: SPEC §H.1, §H.3), unless a fault
 // deleted it or damaged the snapshot. A snapshot is reported once.
 func (w *World) checkNoClaimFiles(step int) {
+	c := &w.noClaimChecked
+	if !c.fresh && c.removed == w.fs.removed {
+		return // no file deleted and no snapshot added since the last check
+	}
+	c.fresh, c.removed = false, w.fs.removed
 	for _, dir := range slices.Sorted(maps.Keys(w.noClaim)) {
 		f := w.noClaim[dir]
 		if w.damagedCkpt[f.id] {

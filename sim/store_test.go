@@ -108,7 +108,7 @@ process n=10`)
 		t.Fatalf("%d snapshots restored in NO_CLAIM mode (want 1); violations:\n%s", len(w.noClaim), invariants(w))
 	}
 	f := w.noClaim["file:/savepoints/savepoint-1-1"]
-	delete(w.fs.files, f.files[len(f.files)-1]) // a job deletes a state file it does not own
+	w.fs.remove(f.files[len(f.files)-1]) // a job deletes a state file it does not own
 	w.step(3, p.Steps[3])
 	w.step(4, p.Steps[4])
 	if got := invariants(w); !strings.Contains(got, "step 3: no-claim-files: ") || strings.Contains(got, "step 4") {

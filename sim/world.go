@@ -125,6 +125,16 @@ type memFS struct {
 	scratch []byte
 	// decodedFiles are the files holding a decode (metadata).
 	decodedFiles []*file
+	// removed counts the files deleted (remove).
+	removed uint64
+}
+
+// remove deletes the file at path, if any.
+func (fs *memFS) remove(path string) {
+	if _, ok := fs.files[path]; ok {
+		delete(fs.files, path)
+		fs.removed++
+	}
 }
 
 func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }
@@ -139,7 +149,7 @@ func (fs *memFS) removeAll(dir string) {
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	for p := range fs.files {
 		if p == dir || strings.HasPrefix(p, prefix) {
-			delete(fs.files, p)
+			fs.remove(p)
 		}
 	}
 }
@@ -152,7 +162,7 @@ func (fs *memFS) removeDirs(dirs map[string]bool) {
 	for p := range fs.files {
 		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
 			if dirs[d] {
-				delete(fs.files, p)
+				fs.remove(p)
 				break
 			}
 		}

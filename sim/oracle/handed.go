@@ -144,7 +144,8 @@ type NewVertex struct {
 
 // ExpectHanded is what each subtask of each new vertex is handed, per operator (by generated
 // ID), from the restored snapshot's operator states: out[v][i][op] (out[v][i] nil: nothing).
-// An operator whose state is empty is left out. modern selects Flink ≥ 1.11's rules (a user-defined ID matches only when
+// An operator whose state is empty is left out. Subtasks handed the same (an operator's UNION
+// entries only) share the values and maps: read only. modern selects Flink ≥ 1.11's rules (a user-defined ID matches only when
 // the snapshot holds it; the unchanged-parallelism shortcut also leaves for partly reported
 // broadcast state), else 1.10.1's.
 //
@@ -184,7 +185,12 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 		for i := range ranges {
 			ranges[i][0], ranges[i][1] = KeyGroupRange(nv.MaxParallelism, nv.Parallelism, i)
 		}
-		for k, op := range nv.Operators {
+		// per[i*n+k]: what subtask i's operator k is handed (nil: nothing). The subtasks handed
+		// only an operator's UNION entries share one value, and subtasks handed the same values
+		// one map: read only.
+		n := len(nv.Operators)
+		per := make([]*Handed, nv.Parallelism*n)
+		for k := range nv.Operators {
 			st := taken[k]
 			if st == nil {
 				continue
@@ -200,19 +206,40 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			managedOp, managedUnion := RoundRobin(modern, prevManaged, nv.Parallelism)
 			rawOp, rawUnion := RoundRobin(modern, prevRaw, nv.Parallelism)
 			var hs []Handed // (one allocation for the operator's subtasks handed something)
+			var unionOnly *Handed
 			for i := range nv.Parallelism {
 				h := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
 				h.ManagedKeyed, h.RawKeyed = old.cut(nv.Parallelism, i, ranges[i])
-				if !h.Empty() {
+				switch {
+				case h.Empty():
+				case len(h.ManagedOperator)+len(h.RawOperator)+len(h.ManagedKeyed)+len(h.RawKeyed) == 0:
+					if unionOnly == nil {
+						unionOnly = &h
+					}
+					per[i*n+k] = unionOnly
+				default:
 					if hs == nil {
 						hs = make([]Handed, 0, nv.Parallelism-i)
 					}
 					hs = append(hs, h)
-					if out[v][i] == nil {
-						out[v][i] = map[string]*Handed{}
-					}
-					out[v][i][op.Generated] = &hs[len(hs)-1]
+					per[i*n+k] = &hs[len(hs)-1]
 				}
+			}
+		}
+		for i := range nv.Parallelism {
+			row := per[i*n : (i+1)*n]
+			if i > 0 && out[v][i-1] != nil && slices.Equal(row, per[(i-1)*n:i*n]) {
+				out[v][i] = out[v][i-1]
+				continue
+			}
+			for k, h := range row {
+				if h == nil {
+					continue
+				}
+				if out[v][i] == nil {
+					out[v][i] = make(map[string]*Handed, n)
+				}
+				out[v][i][nv.Operators[k].Generated] = h
 			}
 		}
 	}
@@ -412,23 +439,16 @@ func RoundRobin(modern bool, prev [][]OperatorHandle, p int) ([][]Entry, *UnionS
 // changed parallelism and at the same one alike), indexed by stream and name.
 type UnionSet struct {
 	entries []Entry
-	index   map[string]map[string]int
+	index   map[unionKey]int
 }
+
+type unionKey struct{ stream, name string }
 
 func newUnionSet(es []Entry) *UnionSet {
 	if len(es) == 0 {
 		return nil
 	}
-	u := &UnionSet{entries: es, index: map[string]map[string]int{}}
-	for i, e := range es {
-		m := u.index[e.Stream]
-		if m == nil {
-			m = map[string]int{}
-			u.index[e.Stream] = m
-		}
-		m[e.State.Name] = i
-	}
-	return u
+	return &UnionSet{entries: es} // (the index is built by the first Lookup)
 }
 
 // Len is the number of entries (0 for a nil set).
@@ -444,7 +464,13 @@ func (u *UnionSet) Lookup(stream, name string) (int, *NamedList, bool) {
 	if u == nil {
 		return 0, nil, false
 	}
-	i, ok := u.index[stream][name]
+	if u.index == nil {
+		u.index = make(map[unionKey]int, len(u.entries))
+		for i, e := range u.entries {
+			u.index[unionKey{e.Stream, e.State.Name}] = i
+		}
+	}
+	i, ok := u.index[unionKey{stream, name}]
 	if !ok {
 		return 0, nil, false
 	}

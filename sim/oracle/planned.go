@@ -191,6 +191,7 @@ type Sizes map[string]int64
 // old handle's key groups, the last one's to the end of the stream; an operator-state entry's
 // likewise, over the offsets of every name of its old handle; an incremental handle is read
 // whole (its own files and every shared file). Operators reading nothing are left out.
+// Subtasks reading the same share the values and maps: read only.
 func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices []NewVertex) [][]map[string]*Planned {
 	return PlannedFrom(ExpectHanded(modern, stored, vertices), stored, sizes)
 }
@@ -319,8 +320,8 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 			um = planEntries(u.Entries())
 			unions[u] = um
 		}
-		if m == nil && len(um) > 0 {
-			m = make(map[string]PlannedEntries, len(um))
+		if m == nil {
+			return um // (shared by the subtasks, read only)
 		}
 		for n, pe := range um {
 			if own, dup := m[n]; dup {
@@ -335,6 +336,10 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 	for v := range handed {
 		out[v] = make([]map[string]*Planned, len(handed[v]))
 		for i, m := range handed[v] {
+			if i > 0 && sameValues(m, handed[v][i-1]) {
+				out[v][i] = out[v][i-1] // (handed the same values: the same reads, shared)
+				continue
+			}
 			for id, h := range m {
 				p := Planned{ManagedKeyed: planKeyed(h.ManagedKeyed), RawKeyed: planKeyed(h.RawKeyed),
 					ManagedOperator: withUnion(h.ManagedOperator, h.ManagedUnion),
@@ -349,6 +354,20 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 		}
 	}
 	return out
+}
+
+// sameValues reports whether a and b hold the same keys with the same pointers (subtasks handed
+// one shared value).
+func sameValues[V any](a, b map[string]*V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		if y, ok := b[k]; !ok || x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // elementEnd is where the element at off ends: the next larger offset of sorted, else size.
