@@ -341,17 +341,16 @@ func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw
 			t.backendID = h.BackendID
 		}
 	}
-	seen := make(map[string]bool, len(entries))
+	t.restores++
 	for _, e := range entries {
-		if seen[e.Key] {
-			return fmt.Errorf("key %q (key group %d) restored twice on subtask %d", e.Key, e.KeyGroup, t.index)
-		}
-		seen[e.Key] = true
 		x := t.values[e.Key]
 		if x == nil {
 			x = &entry{hash: hashOfKey(t.keyType, e.Key)}
 			t.values[e.Key] = x
+		} else if x.stamp == t.restores {
+			return fmt.Errorf("key %q (key group %d) restored twice on subtask %d", e.Key, e.KeyGroup, t.index)
 		}
+		x.stamp = t.restores
 		if raw {
 			x.count = e.Value
 		} else {

@@ -189,8 +189,9 @@ type sourceTask struct {
 // entry is a key's keyed state on a keyed subtask.
 type entry struct {
 	hash  int32
-	sum   int64 // managed keyed value state
-	count int64 // raw keyed state
+	stamp uint32 // keyedTask.restores when restoreKeyed last restored it
+	sum   int64  // managed keyed value state
+	count int64  // raw keyed state
 }
 
 // keyedTask is a keyed subtask.
@@ -205,6 +206,11 @@ type keyedTask struct {
 	chain     []model.SharedFile
 	dirty     map[int]bool
 	backendID string
+	// restores counts restoreKeyed's calls: an entry's stamp is the call that restored it last.
+	restores uint32
+	// offsets is, managed and raw, the key-group offsets of the last full snapshot and a
+	// scratch: a snapshot with the same offsets shares the last one's (read only).
+	offsets [2]struct{ last, scratch []int64 }
 }
 
 func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) *keyedTask {
@@ -230,7 +236,11 @@ func sortedInts[V any](m map[int]V) []int {
 // writes them.
 func (t *keyedTask) snapshotKeyGroups(fs *memFS, path string, maxPar int, raw bool) *model.KeyGroupsStateHandle {
 	entries := t.entriesIn(maxPar, func(int) bool { return true }, raw)
-	offsets := make([]int64, t.kgs.NumberOfKeyGroups())
+	o := &t.offsets[0]
+	if raw {
+		o = &t.offsets[1]
+	}
+	offsets := slices.Grow(o.scratch[:0], t.kgs.NumberOfKeyGroups())[:t.kgs.NumberOfKeyGroups()]
 	i := 0
 	for kg := t.kgs.Start; kg <= t.kgs.End; kg++ {
 		for i < len(entries) && entries[i].KeyGroup < kg {
@@ -238,6 +248,11 @@ func (t *keyedTask) snapshotKeyGroups(fs *memFS, path string, maxPar int, raw bo
 		}
 		offsets[kg-t.kgs.Start] = entryOffset(i)
 	}
+	o.scratch = offsets
+	if !slices.Equal(offsets, o.last) {
+		o.last = slices.Clone(offsets)
+	}
+	offsets = o.last
 	h := fs.put(path, entries, entryOffset(len(entries)))
 	return &model.KeyGroupsStateHandle{Offsets: model.KeyGroupRangeOffsets{Range: t.kgs, Offsets: offsets}, Delegate: h}
 }

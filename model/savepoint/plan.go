@@ -121,7 +121,7 @@ type SubtaskPlan struct {
 	RawKeyedState     []KeyedPart `json:"raw_keyed_state"`
 	// ManagedOperatorState and RawOperatorState are the operator-state entries received, by
 	// state name. Subtasks receiving the same handles (UNION state: every subtask all of them)
-	// share the parts: read only.
+	// share the map and the parts: read only.
 	ManagedOperatorState map[string]*OperatorStatePart `json:"managed_operator_state"`
 	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
 	// InputChannelState and ResultSubpartitionState are the in-flight channel-state handles

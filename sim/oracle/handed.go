@@ -205,7 +205,18 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			}
 			managedOp, managedUnion := RoundRobin(modern, prevManaged, nv.Parallelism)
 			rawOp, rawUnion := RoundRobin(modern, prevRaw, nv.Parallelism)
-			var hs []Handed // (one allocation for the operator's subtasks handed something)
+			// hs: the operator's subtasks handed something of their own, at: by subtask (sized
+			// for all of them when there are keyed handles to cut, else for those with entries).
+			own := nv.Parallelism
+			if len(old.managed)+len(old.raw) == 0 {
+				own = 0
+				for i := range nv.Parallelism {
+					if len(managedOp[i])+len(rawOp[i]) > 0 {
+						own++
+					}
+				}
+			}
+			hs, at := make([]Handed, 0, own), make([]int, 0, own)
 			var unionOnly *Handed
 			for i := range nv.Parallelism {
 				h := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
@@ -218,12 +229,11 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 					}
 					per[i*n+k] = unionOnly
 				default:
-					if hs == nil {
-						hs = make([]Handed, 0, nv.Parallelism-i)
-					}
-					hs = append(hs, h)
-					per[i*n+k] = &hs[len(hs)-1]
+					hs, at = append(hs, h), append(at, i)
 				}
+			}
+			for j, i := range at {
+				per[i*n+k] = &hs[j]
 			}
 		}
 		for i := range nv.Parallelism {
