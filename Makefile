@@ -25,7 +25,7 @@ soak:            ## the property suite with many more checks
 bench:           ## every benchmark, with allocations
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-bench-fixed:     ## the fixed-scenario replay, this tree vs OLD (default 84ebf78) side by side (ROUNDS=8)
+bench-fixed:     ## the fixed-scenario replay, this tree vs OLD (default 84ebf78) side by side (ROUNDS=8; BENCH=BenchmarkRunFixedParallel, PROCS=1)
 	sh sim/testdata/fixed/compare.sh $(OLD)
 
 production:      ## the production-size benchmarks: read, inspect, plan 50 operators x 500/1,000/2,000 subtasks (a 2.5 GB file; ~12 GB of memory)

@@ -3,6 +3,7 @@ package sim
 import (
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -13,6 +14,28 @@ import (
 // testdata/fixed/compare.sh builds this file into both and runs them alternately (make
 // bench-fixed). It uses nothing but ParsePlan and Run, so it builds in older trees too.
 func BenchmarkRunFixed(b *testing.B) {
+	plans := fixedPlans(b)
+	i := 0
+	for b.Loop() {
+		Run(plans[i%len(plans)])
+		i++
+	}
+}
+
+// BenchmarkRunFixedParallel replays the same plans on GOMAXPROCS goroutines at once, as a sweep
+// runs its seeds on that many workers: ns/op is wall time over the plans run, the throughput
+// of the machine's cores together (the garbage collector shares them with the replays).
+func BenchmarkRunFixedParallel(b *testing.B) {
+	plans := fixedPlans(b)
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			Run(plans[int(next.Add(1)-1)%len(plans)])
+		}
+	})
+}
+
+func fixedPlans(b *testing.B) []Plan {
 	files, err := filepath.Glob(filepath.Join("testdata", "fixed", "*.txt"))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no plans in testdata/fixed (%v)", err)
@@ -29,9 +52,5 @@ func BenchmarkRunFixed(b *testing.B) {
 		}
 		plans = append(plans, p)
 	}
-	i := 0
-	for b.Loop() {
-		Run(plans[i%len(plans)])
-		i++
-	}
+	return plans
 }
