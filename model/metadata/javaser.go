@@ -10,6 +10,7 @@ package metadata
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 )
 
 const (
@@ -456,6 +457,36 @@ var (
 // nullProperties is what ObjectOutputStream writes for a null CheckpointProperties: stream
 // magic, version 5, TC_NULL.
 var nullProperties = []byte{0xAC, 0xED, 0x00, 0x05, tcNull}
+
+// propertiesCache holds encodeProperties' bytes of the properties written so far, up to
+// maxCachedProperties of them: every checkpoint of a job has the same few (read only).
+var propertiesCache struct {
+	sync.Mutex
+	m map[Properties][]byte
+}
+
+const maxCachedProperties = 64
+
+// cachedProperties is encodeProperties through propertiesCache.
+func cachedProperties(p *Properties) []byte {
+	if p == nil {
+		return nullProperties
+	}
+	c := &propertiesCache
+	c.Lock()
+	defer c.Unlock()
+	if b, ok := c.m[*p]; ok {
+		return b
+	}
+	b := encodeProperties(p)
+	if len(c.m) < maxCachedProperties {
+		if c.m == nil {
+			c.m = map[Properties][]byte{}
+		}
+		c.m[*p] = b
+	}
+	return b
+}
 
 // encodeProperties gives the ObjectOutputStream bytes of p; nil gives a serialized null.
 func encodeProperties(p *Properties) []byte {

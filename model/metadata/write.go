@@ -130,7 +130,7 @@ func (e *encoder) file(f *File) {
 		e.pop()
 	}
 	if f.Version >= 4 {
-		e.buf = append(e.buf, encodeProperties(f.Properties)...)
+		e.buf = append(e.buf, cachedProperties(f.Properties)...)
 	} else if f.Properties != nil {
 		e.fail("checkpoint_properties", "version %d has no CheckpointProperties", f.Version)
 	}

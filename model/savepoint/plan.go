@@ -3,6 +3,7 @@ package savepoint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -538,37 +539,50 @@ const UnionAmplificationThreshold = 10
 // unionBytes gives the bytes of an operator's UNION operator-state entries (an entry runs from
 // its offset to the next offset of the handle, or the stream's end) and its state bytes.
 func unionBytes(os *model.OperatorState) (union, total int64) {
+	var all []int64 // (one buffer for every handle)
 	for _, st := range os.Subtasks {
 		if st == nil {
 			continue
 		}
-		for _, h := range append(append([]model.OperatorStateHandle(nil), st.ManagedOperatorState...), st.RawOperatorState...) {
-			total += h.Delegate.Size
-			var all []int64
-			for _, n := range h.States {
-				all = append(all, n.Offsets...)
-			}
-			sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-			for _, n := range h.States {
-				if n.Mode != model.Union {
+		for _, l := range [2][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
+			for k := range l {
+				h := &l[k]
+				total += h.Delegate.Size
+				hasUnion := false
+				all = all[:0]
+				for _, n := range h.States {
+					all = append(all, n.Offsets...)
+					hasUnion = hasUnion || n.Mode == model.Union && len(n.Offsets) > 0
+				}
+				if !hasUnion {
 					continue
 				}
-				for _, o := range n.Offsets {
-					end := h.Delegate.Size
-					if i := sort.Search(len(all), func(i int) bool { return all[i] > o }); i < len(all) {
-						end = all[i]
+				slices.Sort(all)
+				for _, n := range h.States {
+					if n.Mode != model.Union {
+						continue
 					}
-					union += max(0, end-o)
+					for _, o := range n.Offsets {
+						end := h.Delegate.Size
+						if i := sort.Search(len(all), func(i int) bool { return all[i] > o }); i < len(all) {
+							end = all[i]
+						}
+						union += max(0, end-o)
+					}
 				}
 			}
 		}
-		for _, h := range append(append([]model.KeyedStateHandle(nil), st.ManagedKeyedState...), st.RawKeyedState...) {
-			if h != nil {
-				total += h.StateSize()
+		for _, l := range [2][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
+			for _, h := range l {
+				if h != nil {
+					total += h.StateSize()
+				}
 			}
 		}
-		for _, c := range append(append([]model.ChannelStateHandle(nil), st.InputChannelState...), st.ResultSubpartitionState...) {
-			total += c.Delegate.Size
+		for _, l := range [2][]model.ChannelStateHandle{st.InputChannelState, st.ResultSubpartitionState} {
+			for _, c := range l {
+				total += c.Delegate.Size
+			}
 		}
 	}
 	return union, total
