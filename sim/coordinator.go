@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -14,6 +13,7 @@ import (
 // directory if some file lies below it.
 func (m *memFS) Stat(path string) (model.FileInfo, error) {
 	if f, ok := m.files[path]; ok {
+		m.load(f)
 		return model.FileInfo{Len: f.size}, nil
 	}
 	prefix := strings.TrimSuffix(path, "/") + "/"
@@ -59,12 +59,7 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepo
 	if err != nil {
 		return err
 	}
-	b, err := metadata.Append(fsys.scratch[:0], f)
-	if err != nil {
-		return err
-	}
-	fsys.scratch = b
-	fsys.put(path, bytes.Clone(b), int64(len(b)))
+	fsys.files[path] = &file{unencoded: f} // (encoded when first read: memFS.load)
 	return nil
 }
 

@@ -27,6 +27,7 @@ func (w *World) copyLocal(st *model.OperatorSubtaskState, tm int, id int64) mode
 			return h
 		}
 		local := w.localDir(tm, id) + "/" + strings.TrimPrefix(h.Path, "file:/")
+		w.fs.load(f)
 		w.fs.files[local] = &file{content: f.content, size: f.size}
 		return model.StreamHandle{Path: local, Size: h.Size}
 	}
@@ -212,6 +213,7 @@ func (w *World) fault(k FaultKind) string {
 		if !ok {
 			return "metadata already gone"
 		}
+		w.fs.load(f)
 		if k == DeleteMetadata {
 			w.fs.remove(meta)
 		} else if b, ok := f.content.([]byte); ok && len(b) > 1 {

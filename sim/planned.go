@@ -402,6 +402,7 @@ func (s storageFS) Open(name string) (fs.File, error) {
 		p = "file:/"
 	}
 	if f, ok := s.m.files[p]; ok {
+		s.m.load(f)
 		b, _ := f.content.([]byte)
 		return &storageFile{name: name, b: b, size: f.size, f: f, fs: s.m}, nil
 	}

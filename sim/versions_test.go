@@ -24,6 +24,7 @@ func TestMetadataFormatPerVersion(t *testing.T) {
 				w.step(i, s)
 			}
 			for path, f := range w.fs.files {
+				w.fs.load(f)
 				b, ok := f.content.([]byte)
 				if !ok || !strings.HasSuffix(path, "/"+model.MetadataFileName) || len(b) < 8 {
 					continue

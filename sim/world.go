@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -84,6 +85,10 @@ type kv struct {
 type file struct {
 	content any
 	size    int64
+	// unencoded is a _metadata file the simulation wrote, kept as written until its bytes or
+	// its size are first asked for (memFS.load encodes it then and sets content and size):
+	// most checkpoints are never read back.
+	unencoded *metadata.File
 	// decoded is a _metadata file's content decoded (metadata.Read), kept with the bytes it was
 	// decoded from: the restore and the planner read the same file, and a fault may replace
 	// the bytes.
@@ -174,7 +179,21 @@ func (fs *memFS) read(h model.StreamHandle) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("state file %s does not exist", h.Path)
 	}
+	fs.load(f)
 	return f.content, nil
+}
+
+// load encodes f's content if it was written unencoded (writeMetadata).
+func (fs *memFS) load(f *file) {
+	if f.unencoded == nil {
+		return
+	}
+	b, err := metadata.Append(fs.scratch[:0], f.unencoded)
+	if err != nil {
+		panic("sim: internal error: writing metadata: " + err.Error())
+	}
+	fs.scratch = b
+	f.content, f.size, f.unencoded = bytes.Clone(b), int64(len(b)), nil
 }
 
 // sourceTask is a source subtask: the splits it owns and their next offsets.
