@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -264,7 +265,7 @@ func (r *planReads) of(s *savepoint.SubtaskPlan) oracle.Planned {
 		return out
 	}
 	entries := func(m map[string]*savepoint.OperatorStatePart) map[string]oracle.PlannedEntries {
-		if len(m) > 0 && sameParts(m, r.last.in) {
+		if len(m) > 0 && maps.Equal(m, r.last.in) { // (the same parts)
 			return r.last.out // (read only)
 		}
 		out := r.entries(m)
@@ -275,19 +276,6 @@ func (r *planReads) of(s *savepoint.SubtaskPlan) oracle.Planned {
 	}
 	return oracle.Planned{ManagedKeyed: keyed(s.ManagedKeyedState), RawKeyed: keyed(s.RawKeyedState),
 		ManagedOperator: entries(s.ManagedOperatorState), RawOperator: entries(s.RawOperatorState)}
-}
-
-// sameParts reports whether a and b hold the same names with the same parts.
-func sameParts(a, b map[string]*savepoint.OperatorStatePart) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for n, p := range a {
-		if q, ok := b[n]; !ok || p != q {
-			return false
-		}
-	}
-	return true
 }
 
 // entries is what a subtask reads of the parts m, by state name (nil: no entry).

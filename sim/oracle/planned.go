@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -336,7 +337,7 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 	for v := range handed {
 		out[v] = make([]map[string]*Planned, len(handed[v]))
 		for i, m := range handed[v] {
-			if i > 0 && sameValues(m, handed[v][i-1]) {
+			if i > 0 && maps.Equal(m, handed[v][i-1]) { // (the same pointers)
 				out[v][i] = out[v][i-1] // (handed the same values: the same reads, shared)
 				continue
 			}
@@ -354,20 +355,6 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 		}
 	}
 	return out
-}
-
-// sameValues reports whether a and b hold the same keys with the same pointers (subtasks handed
-// one shared value).
-func sameValues[V any](a, b map[string]*V) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, x := range a {
-		if y, ok := b[k]; !ok || x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // elementEnd is where the element at off ends: the next larger offset of sorted, else size.
