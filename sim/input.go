@@ -82,6 +82,42 @@ func keyOf(t KeyType, values KeyValues, k int) (string, int32) {
 	}
 }
 
+// keyCache holds keyOf of key indexes for one key type and kind of values, filled as keys
+// are asked for.
+type keyCache struct {
+	t      KeyType
+	values KeyValues
+	keys   []cachedKey
+}
+
+type cachedKey struct {
+	name string
+	hash int32
+	ok   bool
+}
+
+// maxCachedKeys bounds a keyCache (a scenario may name millions of keys).
+const maxCachedKeys = 1 << 16
+
+// of is keyOf(t, values, k), computed once for each k while t and values stay the same.
+func (c *keyCache) of(t KeyType, values KeyValues, k int) (string, int32) {
+	if c.t != t || c.values != values {
+		*c = keyCache{t: t, values: values}
+	}
+	if k >= maxCachedKeys {
+		return keyOf(t, values, k)
+	}
+	if k >= len(c.keys) {
+		c.keys = append(c.keys, make([]cachedKey, k+1-len(c.keys))...)
+	}
+	x := &c.keys[k]
+	if !x.ok {
+		x.name, x.hash = keyOf(t, values, k)
+		x.ok = true
+	}
+	return x.name, x.hash
+}
+
 // Edge values of each key type: the first key indexes of an ExtremeKeys job. "Aa" and "BB" (and
 // "AaAa", "BBBB") have the same String.hashCode; "é" precomposed and decomposed are different
 // strings; the supplementary characters are UTF-16 surrogate pairs.

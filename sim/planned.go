@@ -151,18 +151,25 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 			continue // the key groups depend on the max parallelism FLINK-40113 picks
 		}
 		name := VertexName(v)
+		var taking []int      // the plan's operators restored into this vertex
+		var takerIDs []string // and the generated ID of the operator taking each
+		for oi := range pl.Operators {
+			if po := &pl.Operators[oi]; po.Status == "restored" && po.Vertex != nil && *po.Vertex == name {
+				taking, takerIDs = append(taking, oi), append(takerIDs, generatedID(vertices, name, po.ChainPosition))
+			}
+		}
 		for i := range nvs[k].Parallelism {
 			var gotReads map[string]*oracle.Planned // (nil: reads nothing)
-			for oi := range pl.Operators {
+			for t, oi := range taking {
 				po := &pl.Operators[oi]
-				if po.Status != "restored" || po.Vertex == nil || *po.Vertex != name || i >= len(po.Subtasks) {
+				if i >= len(po.Subtasks) {
 					continue
 				}
 				if r := reads.of(&po.Subtasks[i]); len(r.ManagedKeyed)+len(r.RawKeyed)+len(r.ManagedOperator)+len(r.RawOperator) > 0 {
 					if gotReads == nil {
 						gotReads = map[string]*oracle.Planned{}
 					}
-					gotReads[generatedID(vertices, name, po.ChainPosition)] = &r // the oracle's key: the taking operator's generated ID
+					gotReads[takerIDs[t]] = &r // the oracle's key: the taking operator's generated ID
 				}
 			}
 			if !reads.same(expect[k][i], gotReads) {

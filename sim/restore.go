@@ -50,8 +50,9 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	defer func() { w.lastSourceRead = sourceRead{} }()
 	w.srcMaxPar = srcV.MaxParallelism
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
+	srcID := model.OperatorIDFromUID(w.job.Source.UID)
 	for i := range w.src {
-		t, err := w.restoreSource(i, srcV.Subtasks[i])
+		t, err := w.restoreSource(i, srcID, srcV.Subtasks[i])
 		if err != nil {
 			return err
 		}
@@ -119,7 +120,6 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	// The sources' unsent buffers (result-subpartition state), re-sent to the restored keyed
 	// subtasks before new records.
 	if w.job.HasKeyed() {
-		srcID := model.OperatorIDFromUID(w.job.Source.UID)
 		for i := range w.src {
 			p, ok := w.alternatives(0, i, srcV.Subtasks[i], srcID)
 			if !ok {
@@ -169,20 +169,24 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	return nil
 }
 
-// restoreSource builds source subtask i from its restore object: the offsets list state, read
-// from the first alternative that reads (local copies first); empty without state.
-func (w *World) restoreSource(i int, restore *model.TaskRestore) (*sourceTask, error) {
-	t := &sourceTask{offsets: map[int]int64{}}
-	p, ok := w.alternatives(0, i, restore, model.OperatorIDFromUID(w.job.Source.UID))
+// restoreSource builds source subtask i from its restore object: the offsets list state of the
+// source (operator srcID), read from the first alternative that reads (local copies first);
+// empty without state.
+func (w *World) restoreSource(i int, srcID model.OperatorID, restore *model.TaskRestore) (*sourceTask, error) {
+	p, ok := w.alternatives(0, i, restore, srcID)
 	if !ok {
-		return t, nil
+		return &sourceTask{offsets: map[int]int64{}}, nil
 	}
+	var t *sourceTask
 	err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
 		t = &sourceTask{offsets: map[int]int64{}}
 		return w.readSource(t, i, p.ManagedOperator[k])
 	})
 	if err != nil {
 		return nil, fmt.Errorf("source subtask %d: %w", i, err)
+	}
+	if t == nil { // (no alternative: nothing to read)
+		t = &sourceTask{offsets: map[int]int64{}}
 	}
 	return t, nil
 }
@@ -342,10 +346,15 @@ func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw
 		}
 	}
 	t.restores++
-	for _, e := range entries {
+	var fresh []entry // (the new keys' entries, one allocation for those left)
+	for i, e := range entries {
 		x := t.values[e.Key]
 		if x == nil {
-			x = &entry{hash: hashOfKey(t.keyType, e.Key)}
+			if len(fresh) == 0 {
+				fresh = make([]entry, len(entries)-i)
+			}
+			x, fresh = &fresh[0], fresh[1:]
+			x.hash = hashOfKey(t.keyType, e.Key)
 			t.values[e.Key] = x
 		} else if x.stamp == t.restores {
 			return fmt.Errorf("key %q (key group %d) restored twice on subtask %d", e.Key, e.KeyGroup, t.index)

@@ -56,6 +56,8 @@ type World struct {
 	live liveness
 	// fold caches the oracle's expected keyed state between checks.
 	fold foldCache
+	// keys caches keyOf of the running job's key indexes: process renders every record's key.
+	keys keyCache
 	// known, when set, attributes the current step's violations to a known Flink issue.
 	known string
 	// handedMemo is the oracle's handed state of the restore being checked (expectHanded).
@@ -357,7 +359,7 @@ func (w *World) process(n int) {
 			r := recordAt(w.plan.Seed, &w.job, s, off)
 			t.offsets[s]++
 			if len(w.keyed) > 0 {
-				key, hash := keyOf(w.job.KeyType, w.job.KeyValues, r.key)
+				key, hash := w.keys.of(w.job.KeyType, w.job.KeyValues, r.key)
 				j := model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))
 				switch rec := (inflightRecord{Split: s, Offset: off, Key: key, Value: r.value}); {
 				case hold > 1 && off == end[s]-1: // the newest is still in the sender's buffer

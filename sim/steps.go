@@ -251,11 +251,12 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	if len(sources) > 0 {
 		w.useLocal = true
 		w.usedLocal = 0
+		srcID := model.OperatorIDFromUID(w.job.Source.UID)
 		for _, i := range sources {
 			for sp := range w.src[i].offsets { // the oracle: its splits rewind to the checkpoint
 				want[sp] = f.offsets[sp]
 			}
-			t, err := w.restoreSource(i, res.Assignment.Vertices[0].Subtasks[i])
+			t, err := w.restoreSource(i, srcID, res.Assignment.Vertices[0].Subtasks[i])
 			if err != nil {
 				w.useLocal = false
 				if !w.damaged(id) {
