@@ -59,7 +59,12 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepo
 	if err != nil {
 		return err
 	}
-	fsys.files[path] = &file{unencoded: f} // (encoded when first read: memFS.load)
+	nf := fsys.newFile()
+	nf.unencoded = f // (encoded when first read: memFS.load)
+	if old := fsys.files[path]; old != nil {
+		*old = file{}
+	}
+	fsys.files[path] = nf
 	return nil
 }
 

@@ -28,7 +28,7 @@ func (w *World) copyLocal(st *model.OperatorSubtaskState, tm int, id int64) mode
 		}
 		local := w.localDir(tm, id) + "/" + strings.TrimPrefix(h.Path, "file:/")
 		w.fs.load(f)
-		w.fs.files[local] = &file{content: f.content, size: f.size}
+		w.fs.put(local, f.content, f.size)
 		return model.StreamHandle{Path: local, Size: h.Size}
 	}
 	out := model.OperatorSubtaskState{}

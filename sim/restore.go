@@ -258,12 +258,12 @@ func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourc
 		if err != nil {
 			return nil, err
 		}
-		f, ok := c.(opStateFile)
+		f, ok := c.(listsFile)
 		if !ok {
 			return nil, fmt.Errorf("state file %s is not an operator-state file", h.Delegate.Path)
 		}
 		for _, ns := range h.States {
-			l := f.Lists[ns.Name]
+			l := f[ns.Name]
 			list, start := l.Elems, int64(l.Start)
 			for _, pos := range ns.Offsets {
 				k, ok := entryIndex(pos)
@@ -284,12 +284,12 @@ func (w *World) readBroadcast(rules map[string]int64, handles []model.OperatorSt
 		if err != nil {
 			return err
 		}
-		f, _ := c.(opStateFile)
+		f, _ := c.(mapsFile)
 		for _, ns := range h.States {
 			if ns.Mode != model.Broadcast {
 				continue
 			}
-			for k, v := range f.Maps[ns.Name] {
+			for k, v := range f[ns.Name] {
 				rules[k] = v
 			}
 		}

@@ -56,6 +56,9 @@ type World struct {
 	live liveness
 	// fold caches the oracle's expected keyed state between checks.
 	fold foldCache
+	// rulesFile is the broadcast map file the last snapshot wrote (snapshots of equal rules
+	// share it).
+	rulesFile mapsFile
 	// keys caches keyOf of the running job's key indexes: process renders every record's key.
 	keys keyCache
 	// known, when set, attributes the current step's violations to a known Flink issue.

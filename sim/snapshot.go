@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 					elems++
 				}
 			}
-			handles[i] = model.OperatorStateHandle{Delegate: w.fs.put(dir+"/op-source-"+strconv.Itoa(i), opStateFile{Lists: lists}, entryOffset(elems)), States: states}
+			handles[i] = model.OperatorStateHandle{Delegate: w.fs.put(dir+"/op-source-"+strconv.Itoa(i), listsFile(lists), entryOffset(elems)), States: states}
 			st.ManagedOperatorState = handles[i : i+1 : i+1]
 		}
 		srcState.Subtasks[i] = st
@@ -104,11 +105,10 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 				st.InputChannelState = w.snapshotInFlight(dir, i)
 			}
 			if w.job.Broadcast && (w.applied > 0 || !w.job.Sparse) { // sparse: no handle before the first update
-				rules := make(map[string]int64, len(t.rules))
-				for k, v := range t.rules {
-					rules[k] = v
+				if w.rulesFile == nil || !maps.Equal(w.rulesFile[stateRules], t.rules) {
+					w.rulesFile = mapsFile{stateRules: maps.Clone(t.rules)} // (files are read only: equal copies are shared)
 				}
-				h := w.fs.put(dir+"/op-keyed-"+strconv.Itoa(i), opStateFile{Maps: map[string]map[string]int64{stateRules: rules}}, entryOffset(len(rules)))
+				h := w.fs.put(dir+"/op-keyed-"+strconv.Itoa(i), w.rulesFile, entryOffset(len(t.rules)))
 				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
 					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{streamHeader}}}}}
 			}

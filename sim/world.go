@@ -132,20 +132,41 @@ type memFS struct {
 	decodedFiles []*file
 	// removed counts the files deleted (remove).
 	removed uint64
+	// slab is where newFile takes files from.
+	slab []file
 }
 
 // remove deletes the file at path, if any.
 func (fs *memFS) remove(path string) {
-	if _, ok := fs.files[path]; ok {
+	if f, ok := fs.files[path]; ok {
 		delete(fs.files, path)
+		*f = file{} // (its slab may outlive it: let go of the content)
 		fs.removed++
 	}
 }
 
+// newFile returns a zero file from fs's current slab (files come in blocks of fileSlab).
+func (fs *memFS) newFile() *file {
+	if len(fs.slab) == 0 {
+		fs.slab = make([]file, fileSlab)
+	}
+	f := &fs.slab[0]
+	fs.slab = fs.slab[1:]
+	return f
+}
+
+// fileSlab is how many files memFS.newFile allocates at once.
+const fileSlab = 64
+
 func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }
 
 func (fs *memFS) put(path string, content any, size int64) model.StreamHandle {
-	fs.files[path] = &file{content: content, size: size}
+	f := fs.newFile()
+	f.content, f.size = content, size
+	if old := fs.files[path]; old != nil {
+		*old = file{}
+	}
+	fs.files[path] = f
 	return model.StreamHandle{Path: path, Size: size}
 }
 
@@ -425,13 +446,16 @@ func entryIndex(pos int64) (int64, bool) {
 	return (pos - streamHeader) / entryBytes, true
 }
 
-// operator-state files hold the elements of one subtask's named list states, or a broadcast map.
-type opStateFile struct {
-	// Lists are the list states' elements, each with the index (in the stream's element order,
-	// names sorted) of its first element.
-	Lists map[string]opList
-	Maps  map[string]map[string]int64
-}
+// An operator-state file holds the elements of one subtask's named list states (listsFile),
+// or its broadcast map states (mapsFile). (Maps, so that a file's content is stored in an
+// interface without an allocation.)
+type (
+	// listsFile is, by name, a list state's elements, each with the index (in the stream's
+	// element order, names sorted) of its first element.
+	listsFile map[string]opList
+	// mapsFile is, by name, a broadcast map state's entries.
+	mapsFile map[string]map[string]int64
+)
 
 // opList is a list state's elements in an operator-state file, from stream element Start on.
 type opList struct {
