@@ -2,7 +2,9 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -398,8 +400,9 @@ func (t *keyedTask) snapshotIncremental(fs *memFS, dir string, checkpointID int6
 
 // readIncremental reads a whole incremental handle: its shared files applied in order.
 func readIncremental(fs *memFS, h *model.IncrementalKeyedStateHandle) ([]kv, error) {
-	state := map[int][]kv{}
-	for _, f := range h.Shared {
+	files := make([]incrementalFile, len(h.Shared))
+	lo, hi := math.MaxInt, math.MinInt // the key groups some file replaces
+	for j, f := range h.Shared {
 		src := f.Handle
 		if h.Local { // a local copy: the file is in the TaskManager's local directory
 			src = model.StreamHandle{Path: f.LocalPath}
@@ -412,17 +415,39 @@ func readIncremental(fs *memFS, h *model.IncrementalKeyedStateHandle) ([]kv, err
 		if !ok {
 			return nil, fmt.Errorf("state file %s is not an incremental file", f.Handle.Path)
 		}
-		for _, kg := range inc.KeyGroups {
-			state[kg] = nil
+		files[j] = inc
+		if n := len(inc.KeyGroups); n > 0 {
+			lo, hi = min(lo, inc.KeyGroups[0]), max(hi, inc.KeyGroups[n-1])
 		}
+	}
+	// A file replaces the key groups it lists: an entry counts when no later file lists its key
+	// group. last[kg-lo] is the last file listing kg (-1: none).
+	var last []int32
+	if lo <= hi {
+		last = make([]int32, hi-lo+1)
+		for i := range last {
+			last[i] = -1
+		}
+		for j, inc := range files {
+			for _, kg := range inc.KeyGroups {
+				last[kg-lo] = int32(j)
+			}
+		}
+	}
+	n := 0
+	for _, inc := range files {
+		n += len(inc.Entries)
+	}
+	out := make([]kv, 0, n)
+	for j, inc := range files {
 		for _, e := range inc.Entries {
-			state[e.KeyGroup] = append(state[e.KeyGroup], e)
+			if kg := e.KeyGroup; kg < lo || kg > hi || int(last[kg-lo]) <= j {
+				out = append(out, e)
+			}
 		}
 	}
-	var out []kv
-	for _, kg := range sortedInts(state) {
-		out = append(out, state[kg]...)
-	}
+	// In key-group order; within a key group, in file then entry order.
+	slices.SortStableFunc(out, func(a, b kv) int { return cmp.Compare(a.KeyGroup, b.KeyGroup) })
 	return out, nil
 }
 

@@ -225,7 +225,8 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 				case h.Empty():
 				case len(h.ManagedOperator)+len(h.RawOperator)+len(h.ManagedKeyed)+len(h.RawKeyed) == 0:
 					if unionOnly == nil {
-						unionOnly = &h
+						u := h // (a copy: h itself stays on the stack)
+						unionOnly = &u
 					}
 					per[i*n+k] = unionOnly
 				default:

@@ -349,7 +349,8 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 					if out[v][i] == nil {
 						out[v][i] = map[string]*Planned{}
 					}
-					out[v][i][id] = &p
+					pp := p // (only what is kept goes to the heap)
+					out[v][i][id] = &pp
 				}
 			}
 		}
