@@ -59,6 +59,8 @@ type World struct {
 	// rulesFile is the broadcast map file the last snapshot wrote (snapshots of equal rules
 	// share it).
 	rulesFile mapsFile
+	// topology caches the failover topology of the running job's graph.
+	topology topologyCache
 	// keys caches keyOf of the running job's key indexes: process renders every record's key.
 	keys keyCache
 	// known, when set, attributes the current step's violations to a known Flink issue.

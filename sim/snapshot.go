@@ -260,6 +260,16 @@ func jobVertices(j Job) []model.JobVertex {
 // keyed vertex over a pipelined keyBy edge; each stage reads its input over its own edge. Its
 // vertices are the job's present ones (Job.graphIndex).
 func failoverTopology(j Job) *model.FailoverTopology {
+	vs, es := failoverGraph(j)
+	t, err := model.NewFailoverTopology(vs, es)
+	if err != nil {
+		panic("sim: internal error: " + err.Error())
+	}
+	return t
+}
+
+// failoverGraph is job j's graph as the failover topology takes it.
+func failoverGraph(j Job) ([]model.FailoverVertex, []model.FailoverEdge) {
 	var vs []model.FailoverVertex
 	for _, v := range j.present() {
 		vs = append(vs, model.FailoverVertex{Name: VertexName(v), Parallelism: j.Parallelism(v)})
@@ -271,9 +281,26 @@ func failoverTopology(j Job) *model.FailoverTopology {
 	for k, st := range j.Stages {
 		es = append(es, model.FailoverEdge{Producer: j.graphIndex(st.Input), Consumer: j.graphIndex(2 + k), Type: st.PartitionType(), Pattern: st.Edge.Pattern()})
 	}
-	t, err := model.NewFailoverTopology(vs, es)
-	if err != nil {
-		panic("sim: internal error: " + err.Error())
+	return vs, es
+}
+
+// topologyCache holds the failover topology of the last job graph asked for: a job fails over
+// many times between restarts, and a topology is read only.
+type topologyCache struct {
+	vertices []model.FailoverVertex
+	edges    []model.FailoverEdge
+	topo     *model.FailoverTopology
+}
+
+// of is failoverTopology(j), built again only when j's vertices or edges differ from the last.
+func (c *topologyCache) of(j Job) *model.FailoverTopology {
+	vs, es := failoverGraph(j)
+	if c.topo == nil || !slices.Equal(vs, c.vertices) || !slices.Equal(es, c.edges) {
+		t, err := model.NewFailoverTopology(vs, es)
+		if err != nil {
+			panic("sim: internal error: " + err.Error())
+		}
+		*c = topologyCache{vertices: vs, edges: es, topo: t}
 	}
-	return t
+	return c.topo
 }

@@ -148,7 +148,7 @@ func (w *World) failover(step int, failed []slot) string {
 	if len(failed) == 0 {
 		return "no subtask there; nothing restarts"
 	}
-	topo := failoverTopology(w.job)
+	topo := w.topology.of(w.job)
 	present := w.job.present()
 	got := map[slot]bool{}
 	for _, f := range failed {
