@@ -59,12 +59,7 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepo
 	if err != nil {
 		return err
 	}
-	nf := fsys.newFile()
-	nf.unencoded = f // (encoded when first read: memFS.load)
-	if old := fsys.files[path]; old != nil {
-		*old = file{}
-	}
-	fsys.files[path] = nf
+	fsys.create(path).unencoded = f // (encoded when first read: memFS.load)
 	return nil
 }
 

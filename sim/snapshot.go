@@ -259,14 +259,7 @@ func jobVertices(j Job) []model.JobVertex {
 // failoverTopology is the running job's graph as the scheduler sees it: the source feeds the
 // keyed vertex over a pipelined keyBy edge; each stage reads its input over its own edge. Its
 // vertices are the job's present ones (Job.graphIndex).
-func failoverTopology(j Job) *model.FailoverTopology {
-	vs, es := failoverGraph(j)
-	t, err := model.NewFailoverTopology(vs, es)
-	if err != nil {
-		panic("sim: internal error: " + err.Error())
-	}
-	return t
-}
+func failoverTopology(j Job) *model.FailoverTopology { return new(topologyCache).of(j) }
 
 // failoverGraph is job j's graph as the failover topology takes it.
 func failoverGraph(j Job) ([]model.FailoverVertex, []model.FailoverEdge) {

@@ -163,13 +163,19 @@ const fileSlab = 64
 func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }
 
 func (fs *memFS) put(path string, content any, size int64) model.StreamHandle {
-	f := fs.newFile()
+	f := fs.create(path)
 	f.content, f.size = content, size
+	return model.StreamHandle{Path: path, Size: size}
+}
+
+// create returns a new, empty file at path, in place of the one there (cleared).
+func (fs *memFS) create(path string) *file {
+	f := fs.newFile()
 	if old := fs.files[path]; old != nil {
 		*old = file{}
 	}
 	fs.files[path] = f
-	return model.StreamHandle{Path: path, Size: size}
+	return f
 }
 
 // removeAll deletes dir and everything below it.
