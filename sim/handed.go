@@ -30,8 +30,25 @@ func plainMode(m model.DistributionMode) oracle.Mode {
 	return oracle.SplitDistribute
 }
 
-func plainKeyed(hs []model.KeyedStateHandle) []oracle.KeyedHandle {
-	var out []oracle.KeyedHandle
+func plainKeyed(hs []model.KeyedStateHandle) []oracle.KeyedHandle { return new(plainer).keyed(hs) }
+
+// plainer converts model state to the oracle's plain values, the slices of one conversion
+// taken from a few larger arrays.
+type plainer struct {
+	keyedSlab slab[oracle.KeyedHandle]
+	opSlab    slab[oracle.OperatorHandle]
+	listSlab  slab[oracle.NamedList]
+	pathSlab  slab[string]
+}
+
+func (p *plainer) keyed(hs []model.KeyedStateHandle) []oracle.KeyedHandle {
+	n := 0
+	for _, h := range hs {
+		if h != nil {
+			n++
+		}
+	}
+	out := p.keyedSlab.take(n)[:0]
 	for _, h := range hs {
 		switch h := h.(type) {
 		case *model.KeyGroupsStateHandle:
@@ -39,8 +56,9 @@ func plainKeyed(hs []model.KeyedStateHandle) []oracle.KeyedHandle {
 			out = append(out, oracle.KeyedHandle{Stream: h.Delegate.Path, Start: r.Start, End: r.End, Offsets: h.Offsets.Offsets})
 		case *model.IncrementalKeyedStateHandle:
 			k := oracle.KeyedHandle{Incremental: true, Stream: h.BackendID, Start: h.Range.Start, End: h.Range.End, Checkpoint: h.CheckpointID}
-			for _, f := range h.Shared {
-				k.Shared = append(k.Shared, f.Handle.Path)
+			k.Shared = p.pathSlab.take(len(h.Shared))
+			for i, f := range h.Shared {
+				k.Shared[i] = f.Handle.Path
 			}
 			out = append(out, k)
 		case nil:
@@ -51,27 +69,45 @@ func plainKeyed(hs []model.KeyedStateHandle) []oracle.KeyedHandle {
 	return out
 }
 
-func plainOperatorHandles(hs []model.OperatorStateHandle) []oracle.OperatorHandle {
-	var out []oracle.OperatorHandle
-	for _, h := range hs {
-		o := oracle.OperatorHandle{Stream: h.Delegate.Path}
-		for _, ns := range h.States {
-			o.States = append(o.States, oracle.NamedList{Name: ns.Name, Mode: plainMode(ns.Mode), Offsets: ns.Offsets}) // shared, read only
+func (p *plainer) operatorHandles(hs []model.OperatorStateHandle) []oracle.OperatorHandle {
+	out := p.opSlab.take(len(hs))
+	for i, h := range hs {
+		o := oracle.OperatorHandle{Stream: h.Delegate.Path, States: p.listSlab.take(len(h.States))}
+		for k, ns := range h.States {
+			o.States[k] = oracle.NamedList{Name: ns.Name, Mode: plainMode(ns.Mode), Offsets: ns.Offsets} // shared, read only
 		}
-		out = append(out, o)
+		out[i] = o
 	}
 	return out
 }
 
-func plainSubtask(st *model.OperatorSubtaskState) oracle.SubtaskState {
+func (p *plainer) subtask(st *model.OperatorSubtaskState) oracle.SubtaskState {
 	return oracle.SubtaskState{
-		ManagedKeyed: plainKeyed(st.ManagedKeyedState), RawKeyed: plainKeyed(st.RawKeyedState),
-		ManagedOperator: plainOperatorHandles(st.ManagedOperatorState), RawOperator: plainOperatorHandles(st.RawOperatorState),
+		ManagedKeyed: p.keyed(st.ManagedKeyedState), RawKeyed: p.keyed(st.RawKeyedState),
+		ManagedOperator: p.operatorHandles(st.ManagedOperatorState), RawOperator: p.operatorHandles(st.RawOperatorState),
 	}
+}
+
+// slab hands out capped parts of larger arrays: many small slices in few allocations.
+type slab[T any] []T
+
+// take returns n fresh elements (nil for none); appending to them reallocates. The first array
+// holds the first take exactly, each next one twice the last (up to 256 elements) or n.
+func (s *slab[T]) take(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*s)-len(*s) < n {
+		*s = make([]T, 0, max(n, min(2*cap(*s), 256)))
+	}
+	l := len(*s)
+	*s = (*s)[:l+n]
+	return (*s)[l : l+n : l+n]
 }
 
 // plainStored is the restored snapshot's operator states as plain values.
 func plainStored(ops []model.OperatorState) []oracle.StoredOperator {
+	var p plainer
 	out := make([]oracle.StoredOperator, len(ops))
 	for i, os := range ops {
 		o := oracle.StoredOperator{ID: os.OperatorID.String(), Parallelism: os.Parallelism, MaxParallelism: os.MaxParallelism,
@@ -79,7 +115,7 @@ func plainStored(ops []model.OperatorState) []oracle.StoredOperator {
 		subs := make([]oracle.SubtaskState, len(os.Subtasks)) // (one allocation for the operator's subtasks)
 		for j, st := range os.Subtasks {
 			if st != nil {
-				subs[j] = plainSubtask(st)
+				subs[j] = p.subtask(st)
 				o.Subtasks[j] = &subs[j]
 			}
 		}
@@ -255,7 +291,7 @@ func splitHanded(union *oracle.UnionSet, hs []model.OperatorStateHandle) handedS
 
 // describedHanded is st as handed, for a diff (every entry listed with the others).
 func describedHanded(st *model.OperatorSubtaskState) oracle.Handed {
-	p := plainSubtask(st)
+	p := new(plainer).subtask(st)
 	return oracle.Handed{ManagedKeyed: p.ManagedKeyed, RawKeyed: p.RawKeyed,
 		ManagedOperator: oracle.Flatten(p.ManagedOperator), RawOperator: oracle.Flatten(p.RawOperator)}
 }

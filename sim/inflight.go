@@ -109,6 +109,9 @@ func (t *keyedTask) add(maxPar int, key string, hash int32, value int64) {
 	}
 	e.sum += value
 	e.count++
+	if t.dirty == nil {
+		t.dirty = map[int]bool{}
+	}
 	t.dirty[model.ComputeKeyGroupForKeyHash(hash, maxPar)] = true
 }
 

@@ -158,23 +158,21 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 				taking, takerIDs = append(taking, oi), append(takerIDs, generatedID(vertices, name, po.ChainPosition))
 			}
 		}
+		var got takenReads // (scratch: one subtask's at a time)
 		for i := range nvs[k].Parallelism {
-			var gotReads map[string]*oracle.Planned // (nil: reads nothing)
+			got = got[:0]
 			for t, oi := range taking {
 				po := &pl.Operators[oi]
 				if i >= len(po.Subtasks) {
 					continue
 				}
 				if r := reads.of(&po.Subtasks[i]); len(r.ManagedKeyed)+len(r.RawKeyed)+len(r.ManagedOperator)+len(r.RawOperator) > 0 {
-					if gotReads == nil {
-						gotReads = map[string]*oracle.Planned{}
-					}
-					gotReads[takerIDs[t]] = &r // the oracle's key: the taking operator's generated ID
+					got = got.put(takerIDs[t], r) // the oracle's key: the taking operator's generated ID
 				}
 			}
-			if !reads.same(expect[k][i], gotReads) {
+			if !reads.same(expect[k][i], got) {
 				fail(fmt.Sprintf("%s subtask %d reads other handles, entries or bytes than the oracle derives", name, i),
-					gocmp.Diff(oracle.DescribePlanned(expect[k][i]), oracle.DescribePlanned(gotReads)))
+					gocmp.Diff(oracle.DescribePlanned(expect[k][i]), oracle.DescribePlanned(got.asMap())))
 				return
 			}
 		}
@@ -246,13 +244,45 @@ type planReads struct {
 	}
 }
 
-func (r *planReads) same(want, got map[string]*oracle.Planned) bool {
+// takenReads is what one new subtask reads, per operator taking state (its generated ID); no
+// operator twice.
+type takenReads []takenRead
+
+type takenRead struct {
+	id   string
+	read oracle.Planned
+}
+
+// put sets operator id's read (replacing an earlier one of id).
+func (t takenReads) put(id string, read oracle.Planned) takenReads {
+	for k := range t {
+		if t[k].id == id {
+			t[k].read = read
+			return t
+		}
+	}
+	return append(t, takenRead{id, read})
+}
+
+// asMap is t as the oracle's map (nil: reads nothing).
+func (t takenReads) asMap() map[string]*oracle.Planned {
+	var m map[string]*oracle.Planned
+	for k := range t {
+		if m == nil {
+			m = map[string]*oracle.Planned{}
+		}
+		m[t[k].id] = &t[k].read
+	}
+	return m
+}
+
+func (r *planReads) same(want map[string]*oracle.Planned, got takenReads) bool {
 	if len(want) != len(got) {
 		return false
 	}
-	for id, w := range want {
-		g, ok := got[id]
-		if !ok || !r.compare.Same(w, g) {
+	for k := range got {
+		w, ok := want[got[k].id]
+		if !ok || !r.compare.Same(w, &got[k].read) {
 			return false
 		}
 	}
@@ -313,7 +343,23 @@ func comparePairs(a, b [2]int) int { return cmp.Compare(a[0], b[0])*2 + cmp.Comp
 
 // plainSizes gives the bytes of the streams of ops, as the handles record them.
 func plainSizes(ops []model.OperatorState) oracle.Sizes {
-	out := oracle.Sizes{}
+	n := 0 // (an upper bound of the streams: the map is made once)
+	for _, os := range ops {
+		for _, st := range os.Subtasks {
+			if st != nil {
+				n += len(st.ManagedOperatorState) + len(st.RawOperatorState)
+				for _, hs := range [][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
+					for _, h := range hs {
+						n++
+						if h, ok := h.(*model.IncrementalKeyedStateHandle); ok {
+							n += len(h.Shared)
+						}
+					}
+				}
+			}
+		}
+	}
+	out := make(oracle.Sizes, n)
 	for _, os := range ops {
 		for _, st := range os.Subtasks {
 			if st == nil {

@@ -209,14 +209,14 @@ func (w *World) tryAlternatives(n int, read func(k int) error) error {
 
 // readSource reads the source's offsets list state into t (subtask i).
 func (w *World) readSource(t *sourceTask, i int, handles []model.OperatorStateHandle) error {
-	elems, err := w.sourceElements(handles)
+	elems, union, err := w.sourceElements(handles)
 	if err != nil {
 		return err
 	}
+	t.unionReceived = union // (shared by the subtasks reading the same list: read only)
 	for _, e := range elems {
 		switch e.mode {
 		case model.Union:
-			t.unionReceived = append(t.unionReceived, e.splitOffset)
 			if e.Split%w.job.Source.Parallelism == i {
 				t.offsets[e.Split] = e.Offset
 			}
@@ -238,17 +238,24 @@ type sourceElement struct {
 type sourceRead struct {
 	handles []model.OperatorStateHandle
 	elems   []sourceElement
+	union   []splitOffset // the UNION elements of elems, in order (nil: none)
 	err     error
 }
 
-// sourceElements reads the elements of the states of handles, in order, from the storage.
-func (w *World) sourceElements(handles []model.OperatorStateHandle) ([]sourceElement, error) {
+// sourceElements reads the elements of the states of handles, in order, from the storage, and
+// lists the UNION ones apart.
+func (w *World) sourceElements(handles []model.OperatorStateHandle) (elems []sourceElement, union []splitOffset, err error) {
 	if m := &w.lastSourceRead; len(handles) > 0 && len(m.handles) == len(handles) && &m.handles[0] == &handles[0] {
-		return m.elems, m.err
+		return m.elems, m.union, m.err
 	}
-	elems, err := readSourceElements(w.fs, handles)
-	w.lastSourceRead = sourceRead{handles: handles, elems: elems, err: err}
-	return elems, err
+	elems, err = readSourceElements(w.fs, handles)
+	for _, e := range elems {
+		if e.mode == model.Union {
+			union = append(union, e.splitOffset)
+		}
+	}
+	w.lastSourceRead = sourceRead{handles: handles, elems: elems, union: union, err: err}
+	return elems, union, err
 }
 
 func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourceElement, error) {

@@ -37,6 +37,13 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 	n := w.job.numSourceStates()
 	subs := make([]model.OperatorSubtaskState, len(w.src)) // (one allocation for the operator's subtasks)
 	handles := make([]model.OperatorStateHandle, len(w.src))
+	splits := 0
+	for _, t := range w.src {
+		splits += len(t.offsets)
+	}
+	// The subtasks' named states and their offsets, each subtask's a capped part of one array.
+	stateSlab := make([]model.NamedOperatorState, 0, len(w.src)*n)
+	offsetSlab := make([]int64, splits)
 	for i, t := range w.src {
 		var lists map[string]opList // (nil: no split)
 		if len(t.offsets) > 0 {
@@ -48,15 +55,18 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			l.Elems = append(l.Elems, splitOffset{Split: s, Offset: t.offsets[s]})
 			lists[name] = l
 		}
-		var states []model.NamedOperatorState
+		first := len(stateSlab)
 		for k := range n {
 			name, mode := w.job.sourceState(k)
 			list := lists[name].Elems
 			if len(list) == 0 && w.job.Sparse {
 				continue
 			}
-			states = append(states, model.NamedOperatorState{Name: name, Mode: mode, Offsets: make([]int64, len(list))})
+			offs := offsetSlab[:len(list):len(list)]
+			offsetSlab = offsetSlab[len(list):]
+			stateSlab = append(stateSlab, model.NamedOperatorState{Name: name, Mode: mode, Offsets: offs})
 		}
+		states := stateSlab[first:len(stateSlab):len(stateSlab)]
 		var out []model.ChannelStateHandle // unaligned: the records not sent yet
 		if !savepoint {
 			out = w.snapshotOutFlight(dir, i)
@@ -93,12 +103,21 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 			Subtasks: make([]*model.OperatorSubtaskState, len(w.keyed)),
 		}
 		subs := make([]model.OperatorSubtaskState, len(w.keyed))
+		keyedHandles := make([]model.KeyedStateHandle, 2*len(w.keyed)) // (managed, raw) per subtask
+		var rules []model.OperatorStateHandle                          // the broadcast handles, with their states and offsets
+		var ruleStates []model.NamedOperatorState
+		var ruleOffsets []int64
+		if w.job.Broadcast {
+			rules, ruleStates, ruleOffsets = make([]model.OperatorStateHandle, len(w.keyed)), make([]model.NamedOperatorState, len(w.keyed)), make([]int64, len(w.keyed))
+		}
 		for i, t := range w.keyed {
 			st := &subs[i]
 			if keys := len(t.values) > 0; keys || !w.job.Sparse { // sparse: no keyed handle without keys
-				st.ManagedKeyedState = []model.KeyedStateHandle{w.snapshotKeyed(t, id, dir, "keyed-"+strconv.Itoa(i), w.maxPar, savepoint)}
+				keyedHandles[2*i] = w.snapshotKeyed(t, id, dir, "keyed-"+strconv.Itoa(i), w.maxPar, savepoint)
+				st.ManagedKeyedState = keyedHandles[2*i : 2*i+1 : 2*i+1]
 				if w.job.RawKeyed {
-					st.RawKeyedState = []model.KeyedStateHandle{t.snapshotKeyGroups(w.fs, dir+"/keyed-raw-"+strconv.Itoa(i), w.maxPar, true)}
+					keyedHandles[2*i+1] = t.snapshotKeyGroups(w.fs, dir+"/keyed-raw-"+strconv.Itoa(i), w.maxPar, true)
+					st.RawKeyedState = keyedHandles[2*i+1 : 2*i+2 : 2*i+2]
 				}
 			}
 			if !savepoint {
@@ -109,8 +128,10 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 					w.rulesFile = mapsFile{stateRules: maps.Clone(t.rules)} // (files are read only: equal copies are shared)
 				}
 				h := w.fs.put(dir+"/op-keyed-"+strconv.Itoa(i), w.rulesFile, entryOffset(len(t.rules)))
-				st.ManagedOperatorState = []model.OperatorStateHandle{{Delegate: h,
-					States: []model.NamedOperatorState{{Name: stateRules, Mode: model.Broadcast, Offsets: []int64{streamHeader}}}}}
+				ruleOffsets[i] = streamHeader
+				ruleStates[i] = model.NamedOperatorState{Name: stateRules, Mode: model.Broadcast, Offsets: ruleOffsets[i : i+1 : i+1]}
+				rules[i] = model.OperatorStateHandle{Delegate: h, States: ruleStates[i : i+1 : i+1]}
+				st.ManagedOperatorState = rules[i : i+1 : i+1]
 			}
 			if st.HasState() || !w.job.Sparse { // a task without state acknowledges none: no entry
 				keyedState.Subtasks[i] = st

@@ -262,7 +262,7 @@ type keyedTask struct {
 }
 
 func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) *keyedTask {
-	t := &keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, dirty: map[int]bool{}, backendID: backendID}
+	t := &keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, backendID: backendID}
 	if broadcast {
 		t.rules = map[string]int64{}
 	}
@@ -395,7 +395,7 @@ func (t *keyedTask) snapshotIncremental(fs *memFS, dir string, checkpointID int6
 		name := fmt.Sprintf("%06d.sst", *fileSeq)
 		h := fs.put("shared/"+t.backendID+"/"+name, incrementalFile{KeyGroups: kgs, Entries: entries}, int64(len(entries))*16+8)
 		t.chain = append(t.chain, model.SharedFile{LocalPath: name, Handle: h})
-		t.dirty = map[int]bool{}
+		clear(t.dirty)
 	}
 	meta := fs.put(dir+"/meta-"+t.backendID, nil, 64)
 	return &model.IncrementalKeyedStateHandle{

@@ -362,10 +362,10 @@ func (x *oldIndex) operator(got []model.OperatorStateHandle, raw bool) (map[stri
 
 // matchOperator is operator without the memo (r: b2i(raw)).
 func (x *oldIndex) matchOperator(got []model.OperatorStateHandle, r int) (map[string]*OperatorStatePart, error) {
-	out := map[string]*OperatorStatePart{}
 	if len(got) == 0 {
-		return out, nil
+		return nil, nil // (buildPlan gives the subtask the plan's shared empty map)
 	}
+	out := map[string]*OperatorStatePart{}
 	x.opIndex(r)
 	olds := x.ops[r]
 	used := map[int]map[string][]bool{} // per old handle and name, offset positions already attributed

@@ -454,6 +454,7 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 		}
 		ix := indexOldState(old)
 		po.Subtasks = make([]SubtaskPlan, 0, va.Parallelism)
+		noParts := map[string]*OperatorStatePart{} // (shared by the operator's subtasks receiving none: read only)
 		for s := 0; s < va.Parallelism; s++ {
 			var r model.KeyGroupRange
 			if va.Ranges != nil {
@@ -493,11 +494,11 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 					po.BytesRead += ps.BytesRead
 				}
 			}
-			if ps.ManagedOperatorState == nil { // (no restore object: empty, not null, in the JSON)
-				ps.ManagedOperatorState = map[string]*OperatorStatePart{}
+			if ps.ManagedOperatorState == nil { // (none received: empty, not null, in the JSON)
+				ps.ManagedOperatorState = noParts
 			}
 			if ps.RawOperatorState == nil {
-				ps.RawOperatorState = map[string]*OperatorStatePart{}
+				ps.RawOperatorState = noParts
 			}
 			for _, l := range [][]KeyedPart{ps.ManagedKeyedState, ps.RawKeyedState} {
 				for _, h := range l {

@@ -208,8 +208,16 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 		subtask int
 		h       *OperatorHandle
 	}
-	keyed := map[string]keyedAt{}
-	ops := map[string]opAt{}
+	nk, no := 0, 0 // (the handles: each map is made once)
+	for _, o := range stored {
+		for _, s := range o.Subtasks {
+			if s != nil {
+				nk, no = nk+len(s.ManagedKeyed)+len(s.RawKeyed), no+len(s.ManagedOperator)+len(s.RawOperator)
+			}
+		}
+	}
+	keyed := make(map[string]keyedAt, nk)
+	ops := make(map[string]opAt, no)
 	for _, o := range stored {
 		for j, s := range o.Subtasks {
 			if s == nil {
