@@ -229,6 +229,7 @@ type rrOutput struct {
 	after     [][]rrPut // per new subtask, the puts after the UNION states'
 	unionDone bool      // union is recorded: later puts go to after
 	kept      []*rrPut  // scratch of sameDelegate
+	checked   []int     // scratch of sameAsPrevious
 }
 
 func newRROutput(in *rrInput, newParallelism int) *rrOutput {
@@ -546,32 +547,37 @@ func (o *rrOutput) buildSubtask(m rrMerge) []OperatorStateHandle {
 // that the own puts of i or of i-1 touch can differ: the others' handles come from the UNION
 // puts alone. Both subtasks' own puts are sorted.
 func (o *rrOutput) sameAsPrevious(i int) bool {
+	o.checked = o.checked[:0] // the delegates found equal so far
 	for _, l := range [4][]rrPut{o.subtasks[i], o.after[i], o.subtasks[i-1], o.after[i-1]} {
 		for k := range l {
-			if d := l[k].delegate; (k == 0 || l[k-1].delegate != d) && !o.sameDelegate(i, d) {
+			d := l[k].delegate
+			if k > 0 && l[k-1].delegate == d || slices.Contains(o.checked, d) {
+				continue
+			}
+			if !o.sameDelegate(i, d) {
 				return false
 			}
+			o.checked = append(o.checked, d)
 		}
 	}
 	return true
 }
 
-// delegatePuts are new subtask i's puts on delegate d.
-func (o *rrOutput) delegatePuts(i, d int) rrMerge {
-	of := func(puts []rrPut) []rrPut { // puts sorted by delegate: d's run
-		lo, _ := slices.BinarySearchFunc(puts, d, func(p rrPut, d int) int { return cmp.Compare(p.delegate, d) })
-		hi := lo
-		for hi < len(puts) && puts[hi].delegate == d {
-			hi++
-		}
-		return puts[lo:hi]
+// delegateRun is the run of puts on delegate d in puts (sorted by delegate).
+func delegateRun(puts []rrPut, d int) []rrPut {
+	lo, _ := slices.BinarySearchFunc(puts, d, func(p rrPut, d int) int { return cmp.Compare(p.delegate, d) })
+	hi := lo
+	for hi < len(puts) && puts[hi].delegate == d {
+		hi++
 	}
-	return rrMerge{lists: [3][]rrPut{of(o.subtasks[i]), of(o.union), of(o.after[i])}}
+	return puts[lo:hi]
 }
 
 // sameDelegate reports whether new subtasks i and i-1 get equal handles (or none) of delegate d.
 func (o *rrOutput) sameDelegate(i, d int) bool {
-	a, b := o.delegatePuts(i, d), o.delegatePuts(i-1, d)
+	union := delegateRun(o.union, d) // (the same for both)
+	a := rrMerge{lists: [3][]rrPut{delegateRun(o.subtasks[i], d), union, delegateRun(o.after[i], d)}}
+	b := rrMerge{lists: [3][]rrPut{delegateRun(o.subtasks[i-1], d), union, delegateRun(o.after[i-1], d)}}
 	o.kept = o.kept[:0]
 	inA, inB := false, false // whether the subtask has a handle of d
 	a.walk(func(p *rrPut, _, _, keep bool) bool {
