@@ -549,15 +549,14 @@ func (o *rrOutput) buildSubtask(m rrMerge) []OperatorStateHandle {
 func (o *rrOutput) sameAsPrevious(i int) bool {
 	o.checked = o.checked[:0] // the delegates found equal so far
 	for _, l := range [4][]rrPut{o.subtasks[i], o.after[i], o.subtasks[i-1], o.after[i-1]} {
-		for k := range l {
-			d := l[k].delegate
-			if k > 0 && l[k-1].delegate == d || slices.Contains(o.checked, d) {
+		for _, p := range l {
+			if slices.Contains(o.checked, p.delegate) {
 				continue
 			}
-			if !o.sameDelegate(i, d) {
+			if !o.sameDelegate(i, p.delegate) {
 				return false
 			}
-			o.checked = append(o.checked, d)
+			o.checked = append(o.checked, p.delegate)
 		}
 	}
 	return true

@@ -343,19 +343,11 @@ func comparePairs(a, b [2]int) int { return cmp.Compare(a[0], b[0])*2 + cmp.Comp
 
 // plainSizes gives the bytes of the streams of ops, as the handles record them.
 func plainSizes(ops []model.OperatorState) oracle.Sizes {
-	n := 0 // (an upper bound of the streams: the map is made once)
+	n := 0 // (the handles: the map's size but for incremental handles' shared files)
 	for _, os := range ops {
 		for _, st := range os.Subtasks {
 			if st != nil {
-				n += len(st.ManagedOperatorState) + len(st.RawOperatorState)
-				for _, hs := range [][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
-					for _, h := range hs {
-						n++
-						if h, ok := h.(*model.IncrementalKeyedStateHandle); ok {
-							n += len(h.Shared)
-						}
-					}
-				}
+				n += len(st.ManagedKeyedState) + len(st.RawKeyedState) + len(st.ManagedOperatorState) + len(st.RawOperatorState)
 			}
 		}
 	}

@@ -104,11 +104,9 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 		}
 		subs := make([]model.OperatorSubtaskState, len(w.keyed))
 		keyedHandles := make([]model.KeyedStateHandle, 2*len(w.keyed)) // (managed, raw) per subtask
-		var rules []model.OperatorStateHandle                          // the broadcast handles, with their states and offsets
-		var ruleStates []model.NamedOperatorState
-		var ruleOffsets []int64
+		var rules []rulesHandle                                        // (the broadcast handles)
 		if w.job.Broadcast {
-			rules, ruleStates, ruleOffsets = make([]model.OperatorStateHandle, len(w.keyed)), make([]model.NamedOperatorState, len(w.keyed)), make([]int64, len(w.keyed))
+			rules = make([]rulesHandle, len(w.keyed))
 		}
 		for i, t := range w.keyed {
 			st := &subs[i]
@@ -128,10 +126,11 @@ func (w *World) snapshot(id int64, savepoint bool) model.CheckpointMetadata {
 					w.rulesFile = mapsFile{stateRules: maps.Clone(t.rules)} // (files are read only: equal copies are shared)
 				}
 				h := w.fs.put(dir+"/op-keyed-"+strconv.Itoa(i), w.rulesFile, entryOffset(len(t.rules)))
-				ruleOffsets[i] = streamHeader
-				ruleStates[i] = model.NamedOperatorState{Name: stateRules, Mode: model.Broadcast, Offsets: ruleOffsets[i : i+1 : i+1]}
-				rules[i] = model.OperatorStateHandle{Delegate: h, States: ruleStates[i : i+1 : i+1]}
-				st.ManagedOperatorState = rules[i : i+1 : i+1]
+				r := &rules[i]
+				r.offsets[0] = streamHeader
+				r.states[0] = model.NamedOperatorState{Name: stateRules, Mode: model.Broadcast, Offsets: r.offsets[:]}
+				r.handle[0] = model.OperatorStateHandle{Delegate: h, States: r.states[:]}
+				st.ManagedOperatorState = r.handle[:]
 			}
 			if st.HasState() || !w.job.Sparse { // a task without state acknowledges none: no entry
 				keyedState.Subtasks[i] = st
@@ -230,6 +229,14 @@ func (w *World) snapshotKeyed(t *keyedTask, id int64, dir, name string, maxPar i
 		return t.snapshotIncremental(w.fs, dir, id, maxPar, &w.fileSeq)
 	}
 	return t.snapshotKeyGroups(w.fs, dir+"/"+name, maxPar, false)
+}
+
+// rulesHandle holds a keyed subtask's broadcast handle and its one state and offset (a
+// snapshot makes them for all subtasks at once).
+type rulesHandle struct {
+	handle  [1]model.OperatorStateHandle
+	states  [1]model.NamedOperatorState
+	offsets [1]int64
 }
 
 // writesStatelessStates reports whether a snapshot lists the operators of stateless tasks.
