@@ -12,8 +12,11 @@ var ErrMaxParallelismDisagreement = errors.New("operators chained into the same 
 
 // MaxParallelismDisagreementError is returned by AssignStates on master when a vertex with keyed
 // state has operator states (an operator without an entry in the checkpoint counts, with the
-// vertex's current max parallelism) that recorded different max parallelisms: the first state
-// in Flink's order (A) and the first later one that differs (B).
+// vertex's current max parallelism) that recorded different max parallelisms. A and B are the
+// two operators Flink's message names, by generated ID (the keys of TaskStateAssignment.oldState):
+// A the first in Flink's order (a java.util.HashMap's), B the first later one whose recorded max
+// parallelism differs from A's. Either may hold no state at all: Flink picks them by order
+// alone, and the keyed state may be a third operator's.
 type MaxParallelismDisagreementError struct {
 	// Vertex is the job vertex's name (Flink prints its JobVertexID).
 	Vertex     string
@@ -33,37 +36,59 @@ func (e *MaxParallelismDisagreementError) Is(target error) bool {
 	return target == ErrMaxParallelismDisagreement
 }
 
-// checkMaxParallelismAgreement models StateAssignmentOperation.checkMaxParallelismAgreement
-// (master, FLINK-40113): over the vertex's operator states in Flink's order, the first is the
-// reference and the first later one with another recorded max parallelism conflicts; a vertex
-// where some subtask of some operator has managed or raw keyed state is refused on a conflict.
-// The refusal names the conflicting state that holds keyed state (else the reference).
-func (w *vertexWork) checkMaxParallelismAgreement(order []int) error {
-	if len(order) < 2 {
-		return nil
-	}
-	ref, conflict := order[0], -1
-	keyed := false
-	for i, k := range order {
-		os := w.states[k]
-		if i > 0 && conflict < 0 && os.MaxParallelism != w.states[ref].MaxParallelism {
-			conflict = k
-		}
-		keyed = keyed || hasKeyedState(os)
-	}
-	if !keyed || conflict < 0 {
-		return nil
-	}
-	a, b := w.states[ref], w.states[conflict]
-	named := a.OperatorID
-	if w.fromCkpt[conflict] && hasKeyedState(b) || !w.fromCkpt[ref] {
-		named = b.OperatorID
-	}
-	return refuse(&MaxParallelismDisagreementError{Vertex: w.v.Name, A: a.OperatorID, B: b.OperatorID,
-		AMax: a.MaxParallelism, BMax: b.MaxParallelism}, named, w.v.Name)
+// agreement is what StateAssignmentOperation.checkMaxParallelismAgreement (master, FLINK-40113)
+// finds on one vertex, walking its operator states in Flink's order (order: chain positions):
+// ref is the first state (the reference), conflict the first later one whose recorded max
+// parallelism differs from the reference's (-1 when none), keyed whether some subtask of some
+// operator has managed or raw keyed state (hasKeyedState). Flink compares the recorded values
+// as they are (no normalisation) and counts every state of the map, synthesized ones included.
+type agreement struct {
+	ref, conflict int
+	keyed         bool
 }
 
-// hasKeyedState reports whether some subtask of os has managed or raw keyed state.
+// refuses reports whether master refuses the vertex: it has keyed state and a conflict.
+func (a agreement) refuses() bool { return a.keyed && a.conflict >= 0 }
+
+func (w *vertexWork) agreement(order []int) agreement {
+	a := agreement{ref: -1, conflict: -1}
+	for _, k := range order {
+		os := w.states[k]
+		a.keyed = a.keyed || hasKeyedState(os)
+		switch {
+		case a.ref < 0:
+			a.ref = k
+		case a.conflict < 0 && os.MaxParallelism != w.states[a.ref].MaxParallelism:
+			a.conflict = k
+		}
+	}
+	return a
+}
+
+// checkMaxParallelismAgreement models StateAssignmentOperation.checkMaxParallelismAgreement
+// (master, FLINK-40113; called first by checkParallelismPreconditions(TaskStateAssignment)):
+// a vertex with keyed state whose operator states recorded different max parallelisms is
+// refused, naming the reference and the first conflicting operator by their generated IDs (the
+// keys of Flink's oldState map), with their recorded values. The refusal is of the whole vertex;
+// its RefusalError names the first operator in Flink's order whose state holds keyed state (the
+// state the check protects; Flink's message may name neither it nor any state at all).
+func (w *vertexWork) checkMaxParallelismAgreement(order []int) error {
+	a := w.agreement(order)
+	if !a.refuses() {
+		return nil
+	}
+	e := &MaxParallelismDisagreementError{Vertex: w.v.Name, A: w.v.Operators[a.ref].ID, B: w.v.Operators[a.conflict].ID,
+		AMax: w.states[a.ref].MaxParallelism, BMax: w.states[a.conflict].MaxParallelism}
+	for _, k := range order {
+		if hasKeyedState(w.states[k]) {
+			return refuse(e, w.states[k].OperatorID, w.v.Name)
+		}
+	}
+	panic("model: internal error: a keyed vertex without keyed state")
+}
+
+// hasKeyedState models StateAssignmentOperation.hasKeyedState (master): some subtask of os has
+// a non-empty managed or raw keyed state collection.
 func hasKeyedState(os *OperatorState) bool {
 	for _, st := range os.Subtasks {
 		if st != nil && (len(st.ManagedKeyedState) > 0 || len(st.RawKeyedState) > 0) {

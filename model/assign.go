@@ -84,21 +84,34 @@ type VertexAssignment struct {
 // emulates from OperatorID.hashCode (an emulation from reading the 1.18 source, not verified by
 // running Flink). Operator states that had no entry in the checkpoint take part with the
 // vertex's pre-adoption max parallelism, as in Flink.
+//
+// A vertex has the hazard exactly where Flink master refuses it (FLINK-40113's
+// checkMaxParallelismAgreement): some operator state holds keyed state and the states recorded
+// different max parallelisms. Master never has it.
 type MaxParallelismHazard struct {
 	// Checked lists the operator states in the order checked, with their max parallelism.
 	Checked []MaxParallelismCheck
-	// Mismatched lists the operators whose checkpointed state has subtask entries but a max
-	// parallelism other than the one finally used: their keyed state is cut with a foreign
-	// key-group count, so key groups can be lost or misplaced.
+	// Reference and Conflict index Checked: the two operators master's refusal names, the first
+	// checked and the first later one whose recorded max parallelism differs.
+	Reference, Conflict int
+	// Mismatched lists the operators holding keyed state (some subtask's managed or raw keyed
+	// state) recorded with a max parallelism other than the one finally used: their keyed state
+	// is cut with a foreign key-group count, so key groups can be lost or misplaced. Empty when
+	// this order of the checks happens to end on the keyed state's own value.
 	Mismatched []OperatorID
 }
 
 // MaxParallelismCheck is one operator state examined by checkParallelismPreconditions.
 type MaxParallelismCheck struct {
-	OperatorID     OperatorID
-	MaxParallelism int
+	// OperatorID is the state's ID; GeneratedID the ID of the operator taking it, under which
+	// Flink checks it and master's refusal names it (they differ for a state stored under a
+	// user-defined ID).
+	OperatorID, GeneratedID OperatorID
+	MaxParallelism          int
 	// FromCheckpoint is false for the empty state created for an operator without checkpoint entry.
 	FromCheckpoint bool
+	// KeyedState reports whether the state holds keyed state.
+	KeyedState bool
 }
 
 // TaskRestore models JobManagerTaskRestore: the restore object of one subtask.
@@ -455,20 +468,25 @@ func (w *vertexWork) checkParallelismPreconditions(v FlinkVersion) error {
 		w.maxPar = normalizeMaxParallelism(v, os.MaxParallelism) // setMaxParallelism
 	}
 	w.out.Adopted = w.maxPar != w.v.MaxParallelism
-	distinct := false
-	for _, k := range order {
-		if normalizeMaxParallelism(v, w.states[k].MaxParallelism) != w.maxPar {
-			distinct = true
-		}
-	}
-	if !distinct {
+	// The hazard is where master's checkMaxParallelismAgreement refuses (FLINK-40113): only the
+	// keyed state is cut with the max parallelism, so a vertex without keyed state adopts
+	// whichever value harmlessly.
+	ag := w.agreement(order)
+	if !ag.refuses() {
 		return nil
 	}
 	hz := &MaxParallelismHazard{}
-	for _, k := range order {
+	for i, k := range order {
 		os := w.states[k]
-		hz.Checked = append(hz.Checked, MaxParallelismCheck{OperatorID: os.OperatorID, MaxParallelism: os.MaxParallelism, FromCheckpoint: w.fromCkpt[k]})
-		if os.HasSubtaskStates() && normalizeMaxParallelism(v, os.MaxParallelism) != w.maxPar {
+		hz.Checked = append(hz.Checked, MaxParallelismCheck{OperatorID: os.OperatorID, GeneratedID: w.v.Operators[k].ID,
+			MaxParallelism: os.MaxParallelism, FromCheckpoint: w.fromCkpt[k], KeyedState: hasKeyedState(os)})
+		switch k {
+		case ag.ref:
+			hz.Reference = i
+		case ag.conflict:
+			hz.Conflict = i
+		}
+		if hasKeyedState(os) && normalizeMaxParallelism(v, os.MaxParallelism) != w.maxPar {
 			hz.Mismatched = append(hz.Mismatched, os.OperatorID)
 		}
 	}

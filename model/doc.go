@@ -122,9 +122,12 @@
 //     states (synthesized ones of operators without state included, at the vertex's current max
 //     parallelism) recorded different max parallelisms (check max-parallelism-agreement); it runs
 //     before the per-operator checks, so it also replaces the "lower than the configured
-//     parallelism" refusal in a chain that has both. On the released versions the order-dependent
-//     adoption (VertexAssignment.Hazard, SPEC §F.1) is named the known issue FLINK-40113 by the
-//     simulator and by `plan`.
+//     parallelism" refusal in a chain that has both. Flink's message names, by generated ID, the
+//     first state in HashMap order and the first later one whose recorded value differs, whatever
+//     they hold; the RefusalError names the first state holding keyed state. On the released
+//     versions the order-dependent adoption on exactly those vertices (VertexAssignment.Hazard,
+//     SPEC §F.1) is named the known issue FLINK-40113 by the simulator (where it cuts keyed
+//     state) and by `plan`, which names the operators master would.
 //   - §2.3 FLINK-39513: on master, Coordinator.RestoreInitialCheckpointIfPresent passes
 //     Coordinator.IgnoreUnclaimedState as allowNonRestoredState (false on every release).
 //   - §3 FLINK-38131 (2.2+): RepartitionOperatorState's "partially reported" broadcast test uses

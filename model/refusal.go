@@ -111,8 +111,10 @@ type RefusalError struct {
 	Check Check
 	// OperatorID is the operator state the refusal is about (the ID the state is stored
 	// under, or the new job's operator ID where the check is about one); meaningful only when
-	// HasOperator. A refusal of a whole vertex (CheckMixedFinishedOperators) names the
-	// vertex's first operator state in Flink's chain order (tail first).
+	// HasOperator. A refusal of a whole vertex names one of its states: the first in Flink's
+	// chain order (tail first) for CheckMixedFinishedOperators, the first in Flink's check order
+	// that holds keyed state for CheckMaxParallelismAgreement (whose message names two operators
+	// of its own choosing, see MaxParallelismDisagreementError).
 	OperatorID OperatorID
 	// HasOperator is false for a refusal about no single operator (a key-group partition of
 	// a vertex).

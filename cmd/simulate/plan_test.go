@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -418,9 +419,82 @@ vertices:
 		t.Fatalf("exit %d: %v", code, pl.Error)
 	}
 	op := planOperatorByID(t, pl, "cb7de915bd91ae539c64da799ab813a7")
-	want := []string{"hazard (known issue FLINK-40113): the chain's states carry different max parallelisms and Flink adopts the last one it checks (128); the keyed state of [cb7de915bd91ae539c64da799ab813a7] is cut with a foreign key-group count"}
+	want := []string{"hazard (known issue FLINK-40113): the task holds keyed state and its operators cb7de915bd91ae539c64da799ab813a7 and 020737887cc50ea1c941a41e647c6b3c recorded different max parallelisms (1 and 128), which Flink master refuses (check max-parallelism-agreement); this version adopts the last one it checks (128): the keyed state of [cb7de915bd91ae539c64da799ab813a7] is cut with a foreign key-group count"}
 	if diff := cmp.Diff(want, op.Notes); diff != "" || op.MaxParallelism != 1 || op.NewMaxParallelism != 128 || *op.ChainPosition != 0 {
 		t.Errorf("notes (-want +got):\n%s\nmax parallelism %d, task's %d, chain position %d", diff, op.MaxParallelism, op.NewMaxParallelism, *op.ChainPosition)
+	}
+}
+
+// sqlLimitChainJob chains the SQL limit savepoint's source d3f21cab… (max parallelism 128,
+// an empty SourceReaderState: operator state only) with the listed operators at parallelism 1;
+// every other operator of the file runs alone.
+func sqlLimitChainJob(t *testing.T, chain ...string) string {
+	t.Helper()
+	text := "vertices:\n  - name: chain\n    parallelism: 1\n    operators:\n      - id: d3f21cabc6fe0fdf76c8be915bdb22a2\n"
+	for _, id := range chain {
+		text += "      - id: " + id + "\n"
+	}
+	for i, id := range []string{"0b9bdb0dc57283189dc032ca71e5b210", "549d0085b219f96a359ff3ed86f9dc24", "d1f88f581f7db6bdd7872c2ac6a9f331"} {
+		if !strings.Contains(text, id) {
+			text += fmt.Sprintf("  - {name: v%d, parallelism: 1, operators: [{id: %s}]}\n", i, id)
+		}
+	}
+	return writeJob(t, "job.yaml", text)
+}
+
+// TestPlanAgreementWithoutKeyedState is issue 28's FLINK-40113 case: the SQL source
+// (operator state only, max parallelism 128) chained with 0b9bdb0d… (max parallelism 1, an
+// empty subtask entry). No state of the chain holds keyed state, so master's
+// checkMaxParallelismAgreement does not refuse (StateAssignmentOperation: it throws only when
+// vertexHasKeyedState) and no release notes the hazard: nothing is cut by a max parallelism.
+func TestPlanAgreementWithoutKeyedState(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "restore-tests.stream-exec-limit_1.limit.metadata")
+	job := sqlLimitChainJob(t, "0b9bdb0dc57283189dc032ca71e5b210")
+	for _, v := range []string{"1.18", "2.3", "master"} {
+		code, pl, _ := planOut(t, path, "--job", job, "--flink", v)
+		if code != 0 || !pl.Restorable {
+			t.Errorf("%s: exit %d: %v", v, code, pl.Error)
+			continue
+		}
+		for _, o := range pl.Operators {
+			for _, n := range o.Notes {
+				if strings.Contains(n, "FLINK-40113") {
+					t.Errorf("%s: operator %s: %q", v, o.OperatorID, n)
+				}
+			}
+		}
+	}
+}
+
+// TestPlanAgreementRefusesTheTask: the SQL source, 0b9bdb0d… (empty entry, max 1) and the keyed
+// limit 549d0085… (max 1) in one task. Master refuses the task with Flink's message, which
+// names the first operator in HashMap order and the first later one that recorded another max
+// parallelism (here the keyed operator and the source); the plan names the keyed state's
+// operator as the refusal's and refuses every state of the task. 2.3 restores and its hazard
+// note names the same two operators and values, in the same order.
+func TestPlanAgreementRefusesTheTask(t *testing.T) {
+	path := filepath.Join(realMetadata(t), "restore-tests.stream-exec-limit_1.limit.metadata")
+	job := sqlLimitChainJob(t, "0b9bdb0dc57283189dc032ca71e5b210", "549d0085b219f96a359ff3ed86f9dc24")
+	code, pl, _ := planOut(t, path, "--job", job, "--flink", "master")
+	want := "The state for the execution job vertex chain can not be restored. Operators 549d0085b219f96a359ff3ed86f9dc24 and d3f21cabc6fe0fdf76c8be915bdb22a2 are chained into the same keyed vertex but recorded different maximum parallelism in the checkpoint (1 and 128)."
+	if code != 1 || pl.Error == nil || !strings.HasPrefix(*pl.Error, want) || *pl.Check != model.CheckMaxParallelismAgreement || *pl.OperatorID != "549d0085b219f96a359ff3ed86f9dc24" {
+		t.Fatalf("master: exit %d, check %v, operator %v: %v\nwant %s", code, pl.Check, pl.OperatorID, pl.Error, want)
+	}
+	for _, o := range pl.Operators {
+		inChain := o.OperatorID != "d1f88f581f7db6bdd7872c2ac6a9f331"
+		if inChain != (o.Status == "refused") || inChain && (o.Error == nil || *o.Error != *pl.Error) {
+			t.Errorf("master: operator %s: status %s, error %v", o.OperatorID, o.Status, o.Error)
+		}
+	}
+	code, pl, _ = planOut(t, path, "--job", job, "--flink", "2.3")
+	if code != 0 {
+		t.Fatalf("2.3: exit %d: %v", code, pl.Error)
+	}
+	note := "hazard (known issue FLINK-40113): the task holds keyed state and its operators 549d0085b219f96a359ff3ed86f9dc24 and d3f21cabc6fe0fdf76c8be915bdb22a2 recorded different max parallelisms (1 and 128), which Flink master refuses"
+	for _, id := range []string{"d3f21cabc6fe0fdf76c8be915bdb22a2", "0b9bdb0dc57283189dc032ca71e5b210", "549d0085b219f96a359ff3ed86f9dc24"} {
+		if o := planOperatorByID(t, pl, id); !slices.ContainsFunc(o.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+			t.Errorf("2.3: operator %s: notes %q, want one starting %q", id, o.Notes, note)
+		}
 	}
 }
 

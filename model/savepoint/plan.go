@@ -435,15 +435,7 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			po.Notes = append(po.Notes, fmt.Sprintf("the task's max parallelism %d is adopted from the restored state (it was not configured; default %d)", va.MaxParallelism, vx.MaxParallelism))
 		}
 		if hz := va.Hazard; hz != nil {
-			ids := make([]string, len(hz.Mismatched))
-			for j, id := range hz.Mismatched {
-				ids[j] = id.String()
-			}
-			cut := fmt.Sprintf("the keyed state of [%s] is cut with a foreign key-group count", strings.Join(ids, " "))
-			if len(ids) == 0 {
-				cut = "here no state with subtask entries is cut with a foreign key-group count, but another order of the operator IDs would cut one"
-			}
-			po.Notes = append(po.Notes, fmt.Sprintf("hazard (known issue %s): the chain's states carry different max parallelisms and Flink adopts the last one it checks (%d); %s", KnownIssueAdoption, va.MaxParallelism, cut))
+			po.Notes = append(po.Notes, hazardNote(hz, va.MaxParallelism))
 		}
 		if !va.HasState && !va.FullyFinished && !va.ChannelNeighbour {
 			po.Notes = append(po.Notes, "the state has no subtask entries: Flink does not reassign it and the subtasks start without restore information")
@@ -609,6 +601,23 @@ func vertexHolding(vertices []Vertex, id model.OperatorID) int {
 	return -1
 }
 
+// hazardNote says what a released version does on a vertex with the max-parallelism adoption
+// hazard (model.MaxParallelismHazard: where master refuses), naming the two operators master's
+// refusal names, in its order, and the keyed state cut with a foreign key-group count.
+func hazardNote(hz *model.MaxParallelismHazard, adopted int) string {
+	a, b := hz.Checked[hz.Reference], hz.Checked[hz.Conflict]
+	cut := "in this order no keyed state is cut with a foreign key-group count, but another order of the operator IDs would cut one"
+	if len(hz.Mismatched) > 0 {
+		ids := make([]string, len(hz.Mismatched))
+		for j, id := range hz.Mismatched {
+			ids[j] = id.String()
+		}
+		cut = fmt.Sprintf("the keyed state of [%s] is cut with a foreign key-group count", strings.Join(ids, " "))
+	}
+	return fmt.Sprintf("hazard (known issue %s): the task holds keyed state and its operators %v and %v recorded different max parallelisms (%d and %d), which Flink master refuses (check %s); this version adopts the last one it checks (%d): %s",
+		KnownIssueAdoption, a.GeneratedID, b.GeneratedID, a.MaxParallelism, b.MaxParallelism, model.CheckMaxParallelismAgreement, adopted, cut)
+}
+
 // KnownIssueAdoption is the JIRA of the max-parallelism adoption hazard (SPEC §F.1): on every
 // released version Flink adopts the last differing max parallelism of a chain's states; master
 // refuses such a restore of keyed state (SPEC-VERSIONS.md §2.1).
@@ -681,7 +690,10 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 		r := refusalOf(err)
 		culprits := attributeRefusal(r, md.Operators, active, vertices)
 		var named *model.OperatorID
-		if len(culprits) > 0 {
+		switch {
+		case r.Check == model.CheckMaxParallelismAgreement:
+			named = &r.OperatorID // a refused vertex's keyed state
+		case len(culprits) > 0:
 			id := md.Operators[culprits[0]].OperatorID
 			named = &id
 		}
@@ -746,8 +758,8 @@ func refusalOf(err error) *model.RefusalError {
 
 // attributeRefusal finds the active metadata operators a refusal is about: for
 // max-parallelism-out-of-bounds those whose state has the max parallelism it names, for a
-// refusal of a vertex (mixed-finished-operators, or one without an operator) the operators of
-// that vertex, else the operator it names.
+// refusal of a vertex (mixed-finished-operators, max-parallelism-agreement, or one without an
+// operator) the operators of that vertex, else the operator it names.
 func attributeRefusal(rf *model.RefusalError, ops []model.OperatorState, active []bool, vertices []Vertex) []int {
 	byID := func(id model.OperatorID) []int {
 		for i := range ops {
@@ -800,7 +812,7 @@ func attributeRefusal(rf *model.RefusalError, ops []model.OperatorState, active 
 			}
 		}
 		return out
-	case rf.Check == model.CheckMixedFinishedOperators, !rf.HasOperator && rf.Vertex != "":
+	case rf.Check == model.CheckMixedFinishedOperators, rf.Check == model.CheckMaxParallelismAgreement, !rf.HasOperator && rf.Vertex != "":
 		return ofVertex(rf.Vertex)
 	case rf.HasOperator:
 		return byID(rf.OperatorID)
