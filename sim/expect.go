@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim/oracle"
 )
@@ -97,5 +99,27 @@ func (e expectation) maxParOf(old oracle.Shape) func(v int) int {
 			return e.KeyedMax
 		}
 		return e.StageMax[v-2]
+	}
+}
+
+// settle takes, for each vertex of a (vertices: their indexes in the job, in a's order) where
+// the oracle allows any of several max parallelisms (AnyMax: states that disagree, none holding
+// keyed state, so Flink adopts the one it checks last in an order the oracle does not emulate,
+// harmlessly), the max parallelism the restore ran with when it is one of them: the checks that
+// follow expect that one.
+func (e *expectation) settle(a *model.Assignment, vertices []int) {
+	if !e.Accept || e.AnyMax == nil || a == nil {
+		return
+	}
+	for k, v := range vertices {
+		if v < 1 || v >= len(e.AnyMax) || k >= len(a.Vertices) || !slices.Contains(e.AnyMax[v], a.Vertices[k].MaxParallelism) {
+			continue
+		}
+		if v == 1 {
+			e.KeyedMax = a.Vertices[k].MaxParallelism
+		} else {
+			e.StageMax = slices.Clone(e.StageMax)
+			e.StageMax[v-2] = a.Vertices[k].MaxParallelism
+		}
 	}
 }

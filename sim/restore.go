@@ -38,8 +38,10 @@ func hashOfKey(t KeyType, s string) int32 {
 func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	srcV := a.Vertices[0]
 	for _, v := range a.Vertices {
-		// Master refuses the hazard on a vertex with keyed state (FLINK-40113's fix) before any
-		// assignment; without keyed state it adopts in HashMap order as the releases do.
+		// The releases' hazard (Hazard: a vertex with keyed state whose states disagree, which
+		// master refuses) is a finding when it cuts keyed state with a foreign key-group count.
+		// Without keyed state every version adopts in HashMap order harmlessly: the oracle then
+		// allows any of the states' values (oracle.Expectation.AnyMax).
 		if v.Hazard != nil && len(v.Hazard.Mismatched) > 0 {
 			w.known = KnownAdoptionHazard
 		}

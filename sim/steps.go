@@ -291,6 +291,7 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 	var exp expectation
 	if known {
 		exp = expectRestore(w.plan.Version, f.shape, w.job, true)
+		exp.settle(res.Assignment, involved)
 		if exp.Accept {
 			vs := make([]int, len(involved))
 			copy(vs, involved)
@@ -416,6 +417,7 @@ func (w *World) restoreInPlace(step int, res *model.RestoreResult, prefix string
 	if w.inPlace {
 		exp = w.expectInPlace(f.shape)
 	}
+	exp.settle(a, w.job.present())
 	if k := exp.knownIssue(w.plan.Version); k != "" {
 		w.known = k
 	}
@@ -523,6 +525,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 		}
 		return false, err
 	}
+	exp.settle(res.Assignment, w.job.present())
 	if exp.Accept {
 		w.checkHanded(step, res.Checkpoint, res.Assignment, w.job.present(), exp.maxParOf(f.shape))
 	}

@@ -1,6 +1,9 @@
 package oracle
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Reason is why Flink refuses a restore, as the oracle predicts it.
 type Reason uint8
@@ -148,6 +151,11 @@ type Expectation struct {
 	// every released Flink adopts the last one it checks (FLINK-40113), so the max parallelism
 	// they restore with is not the oracle's to say (master refuses those with keyed state).
 	Hazard []bool
+	// AnyMax, when accepted, gives (by vertex index) for each Hazard vertex whose states hold no
+	// keyed state the max parallelisms its states recorded, ascending: Flink adopts whichever it
+	// checks last and cuts nothing with it (master too: its FLINK-40113 check passes a vertex
+	// without keyed state), so the vertex may run with any of them. Nil elsewhere.
+	AnyMax [][]int
 	// Culprit, when refused, is the uid of the operator state the refusal is about ("" when it is
 	// about a vertex: MaxParallelismBelowParallelism, MaxParallelismDisagreement).
 	Culprit string
@@ -245,6 +253,7 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 	}
 	maxAfter := make([]int, j.numVertices())
 	var hazard []bool
+	var anyMax [][]int
 	for v := 1; v < j.numVertices(); v++ {
 		c := j.vertex(v)
 		if c.Parallelism == 0 {
@@ -258,11 +267,17 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		if !slices.ContainsFunc(states, func(op storedOp) bool { return op.entries }) {
 			continue
 		}
-		if disagree(j, v, states, v == 1 && keyedMatched, false) {
+		if maxes := recorded(j, v, states, v == 1 && keyedMatched); len(maxes) > 1 {
 			if hazard == nil {
 				hazard = make([]bool, j.numVertices())
 			}
 			hazard[v] = true
+			if !slices.ContainsFunc(states, func(op storedOp) bool { return op.state }) {
+				if anyMax == nil {
+					anyMax = make([][]int, j.numVertices())
+				}
+				anyMax[v] = maxes
+			}
 		}
 		if j.RefuseMaxParallelismDisagreement && disagree(j, v, states, v == 1 && keyedMatched, true) {
 			return refuse(MaxParallelismDisagreement, c.Name+": keyed vertex whose operators recorded different max parallelisms (FLINK-40113)", "")
@@ -275,7 +290,7 @@ func ExpectRestore(old Shape, j Job, allowNonRestored bool) Expectation {
 		maxAfter[v] = states[slices.IndexFunc(states, func(op storedOp) bool { return op.entries })].max // adopted (or equal when configured)
 	}
 	e := flags
-	e.Accept, e.KeyedMax, e.KeyedState, e.StageMax, e.Hazard = true, maxAfter[1], keyedMatched, maxAfter[2:], hazard
+	e.Accept, e.KeyedMax, e.KeyedState, e.StageMax, e.Hazard, e.AnyMax = true, maxAfter[1], keyedMatched, maxAfter[2:], hazard, anyMax
 	return e
 }
 
@@ -287,6 +302,12 @@ func disagree(j Job, v int, states []storedOp, keyedMatched, keyed bool) bool {
 	if keyed && !slices.ContainsFunc(states, func(op storedOp) bool { return op.state }) {
 		return false
 	}
+	return len(recorded(j, v, states, keyedMatched)) > 1
+}
+
+// recorded gives the distinct max parallelisms of vertex v's operator states (as disagree
+// counts them), ascending.
+func recorded(j Job, v int, states []storedOp, keyedMatched bool) []int {
 	own, _ := j.vertex(v).configuredMax()
 	maxes := map[int]bool{}
 	var uids []string
@@ -308,7 +329,7 @@ func disagree(j Job, v int, states []storedOp, keyedMatched, keyed bool) bool {
 			maxes[own] = true
 		}
 	}
-	return len(maxes) > 1
+	return slices.Sorted(maps.Keys(maxes))
 }
 
 // uidVertices maps the uid of the sink and of every stage operator to the index of the vertex that
