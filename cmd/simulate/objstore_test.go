@@ -61,7 +61,7 @@ func TestSavepointURLSameAsLocal(t *testing.T) {
 		{"job/chk-1/_metadata", []string{"inspect", "@"}, 0},
 		{"job/chk-1", []string{"plan", "@", "--parallelism", "2"}, 0},
 		{"job/chk-1", []string{"plan", "@", "--parallelism", "200", "--format", "json"}, 1},
-		{"sp", []string{"plan", "@", "--parallelism", "4", "--format", "json"}, 1},
+		{"sp", []string{"plan", "@", "--parallelism", "4", "--vertex", "20ba6b65f97481d5570070de90e4e791=4", "--format", "json"}, 1},
 		{"sp", []string{"plan", "@", "--keep-parallelism"}, 0},
 		{"sp", []string{"locate", "42", "@", "--key-type", "int", "--parallelism", "1"}, 0},
 		{"job/chk-1", []string{"moved", "--from-savepoint", "@", "--to", "2,5"}, 0},
@@ -91,7 +91,7 @@ func TestSavepointURLSameAsLocal(t *testing.T) {
 	if !strings.HasPrefix(out, "s3://ckpts/job/chk-1/_metadata: format version 4") {
 		t.Errorf("inspect names the checkpoint %q", strings.SplitN(out, "\n", 2)[0])
 	}
-	code, out, _ := runCLI(t, "", "plan", s.URL("ckpts", "sp"), "--parallelism", "4")
+	code, out, _ := runCLI(t, "", "plan", s.URL("ckpts", "sp"), "--parallelism", "4", "--vertex", "20ba6b65f97481d5570070de90e4e791=4")
 	if code != 1 || !strings.Contains(out, "s3://ckpts/sp/_metadata: format version 4") {
 		t.Errorf("refused plan (exit %d) does not name s3://ckpts/sp:\n%s", code, out)
 	}

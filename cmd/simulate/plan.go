@@ -33,7 +33,10 @@ Without --job, every operator of the checkpoint becomes its own task (a one-oper
 the state's operator ID) with parallelism P whose max parallelism is NOT configured, i.e.
 Flink's default for P: a job that does not call setMaxParallelism. The restore then adopts each
 state's own max parallelism, and refuses an operator whose state max parallelism is below P,
-exactly as Flink would for such a job. With --job FILE the new job is described by the file
+exactly as Flink would for such a job. A state of max parallelism 1 is a non-parallel
+operator's (forceNonParallel, or a SQL singleton such as a global aggregate): its task runs at
+parallelism 1 with max parallelism 1, as Flink builds it whatever -p ("non-parallel").
+With --job FILE the new job is described by the file
 (format below) and every check applies: operators without a home (refused, or dropped with
 --allow-non-restored-state), max-parallelism mismatch or adoption, state max parallelism below
 the new parallelism, chains mixing finished and unfinished operators. --parallelism is then the
@@ -62,8 +65,9 @@ Parallelism per task: --parallelism P is the default; --keep-parallelism keeps e
 the old parallelism of the state it takes (with --job: every vertex whose parallelism the file
 does not give); --vertex ID=P (repeatable; ID a 32-hex operator ID or uid:NAME) sets the task
 holding that operator, and wins over both and over the job file. Each task's parallelism and its
-source ("default", "job", "keep" or "vertex") are in "vertices" and in each operator's
-"parallelism_source"; the text marks an operator "(kept)" or "(--vertex)".
+source ("default", "job", "keep", "vertex" or "non-parallel") are in "vertices" and in each
+operator's "parallelism_source"; the text marks an operator "(kept)", "(--vertex)" or
+"(non-parallel)".
 
 What would work: for a refused operator, "max_restorable_parallelism" is the highest parallelism
 of its task that its checks accept (null when none does) and "fix" says what would restore it in

@@ -49,17 +49,31 @@ func newParallelisms(pl *savepoint.RestorePlan) map[string]string {
 
 func TestPlanKeepAndVertex(t *testing.T) {
 	path := filepath.Join(realMetadata(t), issue17File)
-	// At P=2 Flink refuses the source; the plan says what would work.
-	pl := planJSON(t, 1, path, "--parallelism", "2")
-	if m := pl.Operators[0].MaxRestorableParallelism; m == nil || *m != 1 {
-		t.Errorf("refused source: max_restorable_parallelism %v, want 1", m)
+	// At P=2 the source (max parallelism 1) stays at 1, non-parallel, and the plan says so.
+	pl := planJSON(t, 0, path, "--parallelism", "2")
+	if o := pl.Operators[0]; o.ParallelismSource != savepoint.SourceNonParallel || o.Parallelism != 1 || pl.Vertices[0].ParallelismSource != savepoint.SourceNonParallel {
+		t.Errorf("source: parallelism %d (%s), task %+v; want 1, non-parallel", o.Parallelism, o.ParallelismSource, pl.Vertices[0])
 	}
-	if m := pl.MaxRestorableParallelism; m == nil || *m != 1 {
-		t.Errorf("whole restore: max_restorable_parallelism %v, want 1", m)
+	if m := pl.MaxRestorableParallelism; m == nil || *m != 4 {
+		t.Errorf("whole restore: max_restorable_parallelism %v, want 4", m)
 	}
 	code, out, _ := runCLI(t, "", "plan", path, "--parallelism", "2")
 	for _, want := range []string{
-		"\nmax restorable parallelism: 1 (the largest --parallelism at which the whole restore succeeds)\n",
+		"; Flink 2.3 restore into parallelism 2, 1 non-parallel task at 1 (max parallelism 1)\nrestore: OK\n",
+		"\noperator " + issue17Source + ": parallelism 1 -> 1 (non-parallel), max parallelism 1,",
+		"\n  note: " + savepoint.NonParallelNote + "\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d; text lacks %q:\n%s", code, want, out)
+		}
+	}
+	// Set to 2 by hand, Flink refuses the source; the plan says what would work.
+	pl = planJSON(t, 1, path, "--parallelism", "2", "--vertex", issue17Source+"=2")
+	if m := pl.Operators[0].MaxRestorableParallelism; m == nil || *m != 1 {
+		t.Errorf("refused source: max_restorable_parallelism %v, want 1", m)
+	}
+	code, out, _ = runCLI(t, "", "plan", path, "--parallelism", "2", "--vertex", issue17Source+"=2")
+	for _, want := range []string{
 		"\n  max restorable parallelism: 1; fix: keep it at 1 (--vertex " + issue17Source + "=1, or --keep-parallelism)\n",
 	} {
 		if code != 1 || !strings.Contains(out, want) {
@@ -69,7 +83,7 @@ func TestPlanKeepAndVertex(t *testing.T) {
 
 	// --keep-parallelism restores (exit 0); --vertex ID=2 changes that operator alone.
 	keep := planJSON(t, 0, path, "--keep-parallelism")
-	want := map[string]string{issue17Source: "restored keep |", issue17Keyed: "restored keep ||||", issue17Other: "restored keep ||||"}
+	want := map[string]string{issue17Source: "restored non-parallel |", issue17Keyed: "restored keep ||||", issue17Other: "restored keep ||||"}
 	if diff := cmp.Diff(want, newParallelisms(keep)); diff != "" {
 		t.Errorf("--keep-parallelism (-want +got):\n%s", diff)
 	}
@@ -88,8 +102,8 @@ func TestPlanKeepAndVertex(t *testing.T) {
 	}
 	_, text, _ := runCLI(t, "", "plan", path, "--keep-parallelism", "--vertex", issue17Keyed+"=2")
 	for _, want := range []string{
-		"; Flink 2.3 restore into the old parallelisms (--keep-parallelism), 1 task set by --vertex\nrestore: OK\noperator ",
-		"operator " + issue17Source + ": parallelism 1 -> 1 (kept), max parallelism 1,",
+		"; Flink 2.3 restore into the old parallelisms (--keep-parallelism), 1 task set by --vertex, 1 non-parallel task at 1 (max parallelism 1)\nrestore: OK\noperator ",
+		"operator " + issue17Source + ": parallelism 1 -> 1 (non-parallel), max parallelism 1,",
 		"operator " + issue17Keyed + ": parallelism 4 -> 2 (--vertex), max parallelism 4,",
 	} {
 		if !strings.Contains(text, want) {
@@ -266,8 +280,8 @@ func TestPlanDocsIssue17(t *testing.T) {
 		}
 		checked++
 	}
-	if checked != 3 {
-		t.Errorf("%d examples checked, want 3", checked)
+	if checked != 4 {
+		t.Errorf("%d examples checked, want 4", checked)
 	}
 }
 

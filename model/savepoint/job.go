@@ -193,6 +193,14 @@ func parseHexID(s string) (model.OperatorID, error) {
 // DefaultVertices is the job `simulate plan` plans without a job file: one task per operator
 // state of f (a one-operator chain, ID = the state's operator ID) with parallelism p and max
 // parallelism not configured (Flink's default for p), named "<name> (<id>)" or "operator <id>".
+//
+// A state whose max parallelism is 1 gets a task at parallelism 1 with max parallelism 1
+// configured (ParallelismSource SourceNonParallel), as Flink builds it whatever the default
+// parallelism: no default max parallelism is 1 (ComputeDefaultMaxParallelism gives 128 or
+// more), so the job that wrote it set max parallelism 1, which SingleOutputStreamOperator's
+// forceNonParallel() does together with parallelism 1 (windowAll, readFile's monitor), as does
+// Flink's SQL planner for its singleton operators (global aggregates, sinks of one writer);
+// the same job restored at -p 3 keeps them at 1.
 func DefaultVertices(f *metadata.File, p int) []Vertex {
 	m, err := model.ComputeDefaultMaxParallelism(p)
 	if err != nil {
@@ -205,8 +213,12 @@ func DefaultVertices(f *metadata.File, p int) []Vertex {
 		if op.Name != "" {
 			name = op.Name + " (" + op.ID.String() + ")"
 		}
-		out[i] = Vertex{JobVertex: model.JobVertex{Name: name, Operators: []model.JobOperator{{ID: op.ID}},
+		v := Vertex{JobVertex: model.JobVertex{Name: name, Operators: []model.JobOperator{{ID: op.ID}},
 			Parallelism: p, MaxParallelism: m}, Labels: []string{op.UID}, ParallelismSource: SourceDefault}
+		if op.MaxParallelism == 1 {
+			v.Parallelism, v.MaxParallelism, v.MaxParallelismConfigured, v.ParallelismSource = 1, 1, true, SourceNonParallel
+		}
+		out[i] = v
 	}
 	return out
 }

@@ -27,6 +27,9 @@ const (
 	SourceKeep ParallelismSource = "keep"
 	// SourceVertex: Options.VertexParallelism (`--vertex ID=P`).
 	SourceVertex ParallelismSource = "vertex"
+	// SourceNonParallel: without a job file, the task of a state whose max parallelism is 1,
+	// which runs at parallelism 1 with max parallelism 1 configured (DefaultVertices).
+	SourceNonParallel ParallelismSource = "non-parallel"
 )
 
 // UnknownOperatorError is an operator ID of Options.VertexParallelism that no task of the new
@@ -188,6 +191,10 @@ func resolveParallelism(f *metadata.File, vertices []Vertex, opts Options) ([]Ve
 			return nil, &UnknownOperatorError{OperatorID: id, Job: opts.Job != nil}
 		}
 		v := &out[vi]
+		if v.ParallelismSource == SourceNonParallel {
+			// Set by hand: a job that no longer forces the operator non-parallel.
+			v.MaxParallelismConfigured = false
+		}
 		if p < 1 || p > model.UpperBoundMaxParallelism {
 			return nil, fmt.Errorf("operator %v: parallelism %d is out of bounds (want 1..%d)", id, p, model.UpperBoundMaxParallelism)
 		}
@@ -239,7 +246,8 @@ func resolveParallelism(f *metadata.File, vertices []Vertex, opts Options) ([]Ve
 type VertexPlan struct {
 	Name        string `json:"name"`
 	Parallelism int    `json:"parallelism"`
-	// ParallelismSource is "default", "job", "keep" or "vertex" (ParallelismSource).
+	// ParallelismSource is "default", "job", "keep", "vertex" or "non-parallel"
+	// (ParallelismSource).
 	ParallelismSource ParallelismSource `json:"parallelism_source"`
 	// MaxParallelism is the task's max parallelism before any restore adopts the state's
 	// (configured, or Flink's default for the parallelism).

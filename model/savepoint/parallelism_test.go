@@ -50,21 +50,39 @@ func parallelisms(pl *RestorePlan) map[string]string {
 
 func TestKeepAndVertexParallelism(t *testing.T) {
 	sp := openReal(t, nonParallelSource)
-	// At P=2 the source (max parallelism 1) is refused; the fix is to keep it at 1.
+	// At P=2 the source (max parallelism 1) stays at 1 (non-parallel) and the rest follow P;
+	// the largest default parallelism is the keyed operators' max parallelism 4.
 	pl, err := PlanRestore(sp, Options{Flink: model.Flink118, Parallelism: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := map[string]string{"4df5": "restored non-parallel 1", "d139": "restored default 2", "311e": "restored default 2"}
+	if diff := cmp.Diff(want, parallelisms(pl)); !pl.Restorable || diff != "" {
+		t.Errorf("P=2: restorable %v (-want +got):\n%s", pl.Restorable, diff)
+	}
+	if pl.MaxRestorableParallelism == nil || *pl.MaxRestorableParallelism != 4 {
+		t.Errorf("P=2: max restorable %v, want 4", pl.MaxRestorableParallelism)
+	}
+	if v := pl.Vertices[0]; v.ParallelismSource != SourceNonParallel || v.Parallelism != 1 || v.MaxParallelism != 1 || !v.MaxParallelismConfigured {
+		t.Errorf("P=2: the source's task %+v, want non-parallel at 1, max parallelism 1 configured", v)
+	}
+	if n := pl.Operators[0].Notes; len(n) != 1 || n[0] != NonParallelNote {
+		t.Errorf("P=2: the source's notes %q, want the non-parallel note", n)
+	}
+
+	// --vertex sets the source to 2 (a job that no longer forces it non-parallel): Flink
+	// refuses, and the fix is to keep it at 1.
+	pl, err = PlanRestore(sp, Options{Flink: model.Flink118, Parallelism: 2, VertexParallelism: map[model.OperatorID]int{mustID(t, sourceID): 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if pl.Restorable {
-		t.Fatal("restorable at P=2")
+		t.Fatal("restorable with the source at 2")
 	}
 	src := pl.Operators[0]
-	if src.OperatorID != sourceID || src.MaxRestorableParallelism == nil || *src.MaxRestorableParallelism != 1 ||
+	if src.OperatorID != sourceID || *src.Check != model.CheckMaxParallelismBelowParallelism || src.MaxRestorableParallelism == nil || *src.MaxRestorableParallelism != 1 ||
 		!strings.HasPrefix(src.Fix, "keep it at 1 (--vertex "+sourceID+"=1") {
-		t.Errorf("source: max restorable %v, fix %q", src.MaxRestorableParallelism, src.Fix)
-	}
-	if pl.MaxRestorableParallelism == nil || *pl.MaxRestorableParallelism != 1 {
-		t.Errorf("whole restore: max restorable %v, want 1", pl.MaxRestorableParallelism)
+		t.Errorf("source: check %v, max restorable %v, fix %q", src.Check, src.MaxRestorableParallelism, src.Fix)
 	}
 	for _, o := range pl.Operators[1:] {
 		if o.MaxRestorableParallelism != nil || o.Fix != "" {
@@ -77,7 +95,7 @@ func TestKeepAndVertexParallelism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"4df5": "restored keep 1", "d139": "restored keep 4", "311e": "restored keep 4"}
+	want = map[string]string{"4df5": "restored non-parallel 1", "d139": "restored keep 4", "311e": "restored keep 4"}
 	if diff := cmp.Diff(want, parallelisms(pl)); !pl.Restorable || diff != "" {
 		t.Errorf("keep: restorable %v (-want +got):\n%s", pl.Restorable, diff)
 	}
@@ -98,7 +116,7 @@ func TestKeepAndVertexParallelism(t *testing.T) {
 	for _, v := range pl.Vertices {
 		sources = append(sources, v.ParallelismSource)
 	}
-	if diff := cmp.Diff([]ParallelismSource{SourceKeep, SourceVertex, SourceKeep}, sources); diff != "" {
+	if diff := cmp.Diff([]ParallelismSource{SourceNonParallel, SourceVertex, SourceKeep}, sources); diff != "" {
 		t.Errorf("vertices (-want +got):\n%s", diff)
 	}
 
@@ -132,7 +150,7 @@ func TestParallelismBadInput(t *testing.T) {
 		want string
 	}{
 		{Options{Flink: model.Flink118, VertexParallelism: map[model.OperatorID]int{unknown: 2}}, "operator " + unknown.String() + " is not an operator of the checkpoint"},
-		{Options{Flink: model.Flink118, VertexParallelism: map[model.OperatorID]int{mustID(t, keyedID): 2}}, `task "operator ` + sourceID + `" has no parallelism`},
+		{Options{Flink: model.Flink118, VertexParallelism: map[model.OperatorID]int{mustID(t, keyedID): 2}}, `task "operator ` + statelessID + `" has no parallelism`},
 		{Options{Flink: model.Flink118, Parallelism: 2, VertexParallelism: map[model.OperatorID]int{mustID(t, keyedID): 0}}, "parallelism 0 is out of bounds"},
 		{Options{Flink: model.Flink118, Parallelism: 2, VertexParallelism: map[model.OperatorID]int{mustID(t, keyedID): 40000}}, "parallelism 40000 is out of bounds"},
 	} {

@@ -431,6 +431,9 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 		po.Vertex, po.ChainPosition = &name, &k
 		po.ParallelismSource = sourceOf(vx)
 		po.Parallelism, po.NewMaxParallelism = va.Parallelism, va.MaxParallelism
+		if po.ParallelismSource == SourceNonParallel {
+			po.Notes = append(po.Notes, NonParallelNote)
+		}
 		if va.Adopted {
 			po.Notes = append(po.Notes, fmt.Sprintf("the task's max parallelism %d is adopted from the restored state (it was not configured; default %d)", va.MaxParallelism, vx.MaxParallelism))
 		}
@@ -600,6 +603,9 @@ func vertexHolding(vertices []Vertex, id model.OperatorID) int {
 	}
 	return -1
 }
+
+// NonParallelNote is the note on an operator planned in a SourceNonParallel task.
+const NonParallelNote = "max parallelism 1: the job runs this operator non-parallel (Flink SQL's singleton operators such as global aggregates and one-writer sinks, or forceNonParallel), so its task stays at parallelism 1 whatever the default (--vertex sets another)"
 
 // hazardNote says what a released version does on a vertex with the max-parallelism adoption
 // hazard (model.MaxParallelismHazard: where master refuses), naming the two operators master's

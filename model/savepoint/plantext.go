@@ -35,13 +35,17 @@ func (pl *RestorePlan) WriteText(out io.Writer) error {
 	case pl.KeepParallelism:
 		target = "the old parallelisms (--keep-parallelism)"
 	}
-	set, follow := 0, false
+	set, single, follow := 0, 0, false
 	for _, v := range pl.Vertices {
 		set += b2i(v.ParallelismSource == SourceVertex)
+		single += b2i(v.ParallelismSource == SourceNonParallel)
 		follow = follow || v.ParallelismSource == SourceDefault
 	}
 	if set > 0 {
 		target += fmt.Sprintf(", %d %s set by --vertex", set, planNoun(set, "task", "tasks"))
+	}
+	if single > 0 {
+		target += fmt.Sprintf(", %d non-parallel %s at 1 (max parallelism 1)", single, planNoun(single, "task", "tasks"))
 	}
 	fmt.Fprintf(w, "%s: format version %d, checkpoint %d; Flink %s restore into %s\n", pl.Path, pl.FormatVersion, pl.CheckpointID, pl.Flink, target)
 	if pl.Restorable {
@@ -87,6 +91,8 @@ func (pl *RestorePlan) WriteText(out io.Writer) error {
 				fmt.Fprint(w, " (kept)")
 			case SourceVertex:
 				fmt.Fprint(w, " (--vertex)")
+			case SourceNonParallel:
+				fmt.Fprint(w, " (non-parallel)")
 			}
 			fmt.Fprintf(w, ", max parallelism %d", o.MaxParallelism)
 			if o.NewMaxParallelism != o.MaxParallelism {
