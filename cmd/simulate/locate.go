@@ -19,7 +19,9 @@ func runLocate(e *env, args []string) int {
 		`Prints, for every operator with keyed state (or only --operator), the key's Java hashCode and
 key group, the old subtask and the keyed-state handles holding that key group, the key group's
 byte range in each handle (from the handle's offsets; incremental and changelog handles have
-none and are read whole) and, with --parallelism, the new subtask that owns it at P.
+none and are read whole) and, with --parallelism, the new subtask that owns it at P. An
+operator of max parallelism 1 is non-parallel: it stays at parallelism 1 whatever P (as plan
+plans it; JSON "non_parallel": true).
 
 `+pathHelp)
 	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")

@@ -139,3 +139,50 @@ func TestLocateDiffBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestLocateSQLNonParallel is issue 28's locate bullet: on a SQL savepoint whose window-rank
+// operator 584034fe… has max parallelism 1 and whose other keyed operator has 128, --parallelism
+// 3 answers for both (the first stays at 1, non-parallel, as plan plans it). Over every real
+// file, locate at 3 fails only where some keyed operator's max parallelism is 2.
+func TestLocateSQLNonParallel(t *testing.T) {
+	dir := realmeta.Sub(t, "real")
+	path := filepath.Join(dir, "restore-tests.stream-exec-window-rank_1.window-rank-tumble-tvf-agg-max-top-n.metadata")
+	code, out, errs := runCLI(t, "", "locate", "1", path, "--key-type", "int", "--parallelism", "3", "--format", "json")
+	var locs []savepoint.KeyLocation
+	if code != 0 || errs != "" || json.Unmarshal([]byte(out), &locs) != nil || len(locs) != 2 {
+		t.Fatalf("exit %d, stderr %q: %s", code, errs, out)
+	}
+	if l := locs[0]; l.OperatorID != "584034fe550ddcfc8ef0e39d89251526" || !l.NonParallel || l.NewParallelism != 1 || *l.NewSubtask != 0 {
+		t.Errorf("max-parallelism-1 operator: %+v", l)
+	}
+	if l := locs[1]; l.NonParallel || l.NewParallelism != 3 || l.NewSubtask == nil || l.MaxParallelism != 128 {
+		t.Errorf("the other operator: %+v", l)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.metadata"))
+	nonParallel := 0
+	for _, f := range files {
+		code, out, errs := runCLI(t, "", "locate", "1", f, "--key-type", "int", "--parallelism", "3", "--format", "json")
+		if code != 0 {
+			if !strings.Contains(errs, "(want 1..2, its max parallelism)") && !strings.Contains(errs, "no operator of the checkpoint has keyed state") && !strings.Contains(errs, "version") {
+				t.Errorf("%s: exit %d: %s", filepath.Base(f), code, errs)
+			}
+			continue
+		}
+		var locs []savepoint.KeyLocation
+		if err := json.Unmarshal([]byte(out), &locs); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range locs {
+			if l.MaxParallelism == 1 {
+				nonParallel++
+				if !l.NonParallel || l.NewParallelism != 1 {
+					t.Errorf("%s: %+v", filepath.Base(f), l)
+				}
+			}
+		}
+	}
+	if nonParallel < 20 {
+		t.Errorf("%d max-parallelism-1 operators located: too few", nonParallel)
+	}
+	t.Logf("%d files, %d max-parallelism-1 keyed operators located", len(files), nonParallel)
+}

@@ -30,6 +30,10 @@ type KeyLocation struct {
 	// (both 0, and absent from JSON, when no parallelism was given).
 	NewParallelism int  `json:"new_parallelism,omitempty"`
 	NewSubtask     *int `json:"new_subtask,omitempty"`
+	// NonParallel is true when a parallelism was given and the operator's max parallelism is 1:
+	// a non-parallel operator stays at parallelism 1 whatever the job's (as `plan` plans it,
+	// DefaultVertices), so NewParallelism is 1.
+	NonParallel bool `json:"non_parallel,omitempty"`
 }
 
 // KeyGroupBytes is one handle holding a key group, and where the key group is in it.
@@ -51,7 +55,8 @@ type KeyGroupBytes struct {
 
 // Locate finds the key with Java hashCode hash in f: one KeyLocation per operator with keyed
 // state, in file order, or only the operator id when it is not nil. newParallelism, when not
-// 0, gives the new subtask owning the key group; it must lie in 1..max parallelism.
+// 0, gives the new subtask owning the key group; it must lie in 1..max parallelism, but for an
+// operator of max parallelism 1, which stays at parallelism 1 (non-parallel) whatever it is.
 func Locate(f *metadata.File, hash int32, id *model.OperatorID, newParallelism int) ([]KeyLocation, error) {
 	var out []KeyLocation
 	found := false
@@ -71,12 +76,15 @@ func Locate(f *metadata.File, hash int32, id *model.OperatorID, newParallelism i
 		kg := model.ComputeKeyGroupForKeyHash(hash, m)
 		l := KeyLocation{OperatorID: op.ID.String(), Name: op.Name, UID: op.UID, Hash: hash, MaxParallelism: m, KeyGroup: kg,
 			OldParallelism: int(op.Parallelism), OldSubtask: model.ComputeOperatorIndexForKeyGroup(m, int(op.Parallelism), kg), Handles: []KeyGroupBytes{}}
-		if newParallelism != 0 {
-			if newParallelism < 1 || newParallelism > m {
-				return nil, fmt.Errorf("parallelism %d is out of bounds for operator %v (want 1..%d, its max parallelism)", newParallelism, op.ID, m)
+		if p := newParallelism; p != 0 {
+			if m == 1 && p > 0 {
+				p, l.NonParallel = 1, true
 			}
-			s := model.ComputeOperatorIndexForKeyGroup(m, newParallelism, kg)
-			l.NewParallelism, l.NewSubtask = newParallelism, &s
+			if p < 1 || p > m {
+				return nil, fmt.Errorf("parallelism %d is out of bounds for operator %v (want 1..%d, its max parallelism)", p, op.ID, m)
+			}
+			s := model.ComputeOperatorIndexForKeyGroup(m, p, kg)
+			l.NewParallelism, l.NewSubtask = p, &s
 		}
 		for _, s := range SubtasksByIndex(op) {
 			for _, k := range []struct {
@@ -159,7 +167,11 @@ func WriteLocationText(w io.Writer, key string, locs []KeyLocation) error {
 			fmt.Fprintf(&b, "    no handle holds key group %d\n", l.KeyGroup)
 		}
 		if l.NewSubtask != nil {
-			fmt.Fprintf(&b, "  new: subtask %d of %d\n", *l.NewSubtask, l.NewParallelism)
+			fmt.Fprintf(&b, "  new: subtask %d of %d", *l.NewSubtask, l.NewParallelism)
+			if l.NonParallel {
+				b.WriteString(" (non-parallel: max parallelism 1 keeps it at parallelism 1)")
+			}
+			b.WriteString("\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
