@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * restoresim's reference driver: one request a line on stdin, one answer a line on stdout, in the
- * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"} and {"op":"assign","case":{...}}. Anything the
+ * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}}, and the pure pieces of Pure. Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -47,6 +47,15 @@ public final class Driver {
         }
         if ("assign".equals(op)) {
             return new Assign((Map<String, Object>) req.get("case")).run();
+        }
+        if ("keygroups".equals(op)) {
+            return Pure.keyGroups(req);
+        }
+        if ("ranges".equals(op)) {
+            return Pure.ranges(req);
+        }
+        if ("mapper".equals(op)) {
+            return Pure.mapper(req);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }
