@@ -156,6 +156,9 @@ func isDriveRoot(p string) bool {
 // it; a relative path whose first kept segment holds a ':' after segments were removed gets a
 // leading "./".
 func uriNormalize(ps string) string {
+	if !needsNormalization(ps) {
+		return ps
+	}
 	abs := strings.HasPrefix(ps, "/")
 	body := strings.TrimLeft(ps, "/")
 	normal := len(ps)-len(body) <= 1
@@ -301,6 +304,14 @@ func isAlnum(c rune) bool {
 // outside the mask (and '%', which these constructors always quote) becomes %XX; a non-ASCII
 // space or control character becomes its UTF-8 bytes as %XX; other characters stay.
 func uriQuote(s, allowed string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := rune(s[i])
+		plain = c < utf8.RuneSelf && c != '%' && (isAlnum(c) || strings.ContainsRune(allowed, c))
+	}
+	if plain {
+		return s
+	}
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -486,6 +497,19 @@ func scanHostname(s string) (int, error) {
 		return 0, errURISyntax("illegal character in host name")
 	}
 	return p, nil
+}
+
+// needsNormalization models URI.needsNormalization: a run of slashes, or a "." or ".." segment.
+func needsNormalization(ps string) bool {
+	if strings.Contains(ps, "//") {
+		return true
+	}
+	for seg := range strings.SplitSeq(ps, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // NormalizeFlinkPath models new Path(s).toString(): the path as Flink prints a FileStateHandle's

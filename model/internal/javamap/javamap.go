@@ -299,18 +299,31 @@ func grow(oldCap, oldThr int) (newCap, newThr int) {
 	return newCap, newThr
 }
 
+// TreeifyThreshold is HashMap.TREEIFY_THRESHOLD: a put that finds this many keys in a list
+// bucket turns it into a tree bin (or grows a small table instead).
+const TreeifyThreshold = treeifyThreshold
+
 // PutOrder is the iteration order of a map after put of n distinct keys whose hashCodes are
 // hashCode(0), …, hashCode(n−1), in that order, into a map made with initial capacity
 // initial (as WithInitialCapacity; a negative initial stands for the default constructor, as
-// New), as indexes
-// 0..n−1 — the order Map.Order gives for the same calls — without building a Map. It covers
-// maps whose buckets stay lists, where the order is the buckets' in index order and each
-// bucket's keys in insertion order; ok is false when some bucket could reach
-// TREEIFY_THRESHOLD+1 keys (a tree bin, or a small table growing early), and the caller then
-// builds a Map instead. Its cost is O(n) plus the final capacity.
-func PutOrder(n int, hashCode func(int) int32, initial int) (order []int, ok bool) {
+// New), as indexes 0..n−1 — the order Map.Order gives for the same calls —, computed without
+// building a Map. It also returns the map's final capacity and its load: the most keys one
+// bucket held at any time. The order holds only while its buckets stay lists, i.e. when load is
+// at most TreeifyThreshold; otherwise (a tree bin, or a small table growing early) order is nil
+// and the caller builds a Map. Its cost is O(n) plus the capacities the map passes through.
+func PutOrder(n int, hashCode func(int) int32, initial int) (order []int, capacity, load int) {
 	if n == 0 {
-		return nil, true
+		return nil, 0, 0
+	}
+	if n == 1 {
+		c, _ := grow(0, 0)
+		if initial >= 0 {
+			c, _ = grow(0, TableSizeFor(min(initial, maximumCapacity)))
+		}
+		if c == 1 { // a table of one bucket grows after its first key
+			c = 2
+		}
+		return []int{0}, c, 1
 	}
 	hashes := make([]uint32, n)
 	for i := range n {
@@ -320,32 +333,28 @@ func PutOrder(n int, hashCode func(int) int32, initial int) (order []int, ok boo
 	if initial >= 0 {
 		capacity, threshold = grow(0, TableSizeFor(min(initial, maximumCapacity)))
 	}
-	// stageEnd[k] is the number of keys inserted while the table had stageCap[k] buckets.
-	var stageCap, stageEnd []int
+	// The table has capacity buckets while keys [from, size) go in; the loads of the stages
+	// before the last are counted when the table grows.
+	stageLoad := func(c, end int) int {
+		count := make([]int, c)
+		most := 0
+		for _, h := range hashes[:end] {
+			b := h & uint32(c-1)
+			count[b]++
+			most = max(most, count[b])
+		}
+		return most
+	}
 	for size := 1; size <= n; size++ {
 		if size > threshold {
-			stageCap, stageEnd = append(stageCap, capacity), append(stageEnd, size)
-			if c, t := grow(capacity, threshold); c != capacity {
-				capacity, threshold = c, t
-			} else {
-				threshold = t
+			if load = max(load, stageLoad(capacity, size)); load > treeifyThreshold {
+				return nil, capacity, load
 			}
+			capacity, threshold = grow(capacity, threshold)
 		}
 	}
-	stageCap, stageEnd = append(stageCap, capacity), append(stageEnd, n)
-	if n > treeifyThreshold {
-		for k, c := range stageCap {
-			if stageEnd[k] <= treeifyThreshold {
-				continue
-			}
-			count := make([]int, c)
-			for _, h := range hashes[:stageEnd[k]] {
-				b := h & uint32(c-1)
-				if count[b]++; count[b] > treeifyThreshold {
-					return nil, false
-				}
-			}
-		}
+	if load = max(load, stageLoad(capacity, n)); load > treeifyThreshold {
+		return nil, capacity, load
 	}
 	start := make([]int, capacity+1)
 	for _, h := range hashes {
@@ -360,7 +369,7 @@ func PutOrder(n int, hashCode func(int) int32, initial int) (order []int, ok boo
 		order[start[b]] = i
 		start[b]++
 	}
-	return order, true
+	return order, capacity, load
 }
 
 // treeifyBin models HashMap.treeifyBin: a small table grows instead of building a tree.

@@ -192,7 +192,8 @@ func TestComputeIfAbsent(t *testing.T) {
 // TestPutOrderMatchesMap checks PutOrder against Map (itself checked against the JDK by
 // TestMapAgainstJDK) on random key sets: hash codes drawn from a small range (many collisions),
 // a wide one, or one value with a few bits varied (long buckets, tree bins), maps made by New
-// and WithInitialCapacity; where PutOrder declines (ok false) the test only counts it.
+// and WithInitialCapacity; where PutOrder declines (a load above TreeifyThreshold) the test
+// only counts it.
 func TestPutOrderMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	declined := 0
@@ -218,10 +219,13 @@ func TestPutOrderMatchesMap(t *testing.T) {
 		for i := range n {
 			m.Put(i)
 		}
-		got, ok := PutOrder(n, func(i int) int32 { return hashes[i] }, initial)
-		if !ok {
+		got, capacity, load := PutOrder(n, func(i int) int32 { return hashes[i] }, initial)
+		if load > TreeifyThreshold {
 			declined++
 			continue
+		}
+		if capacity != m.Capacity() {
+			t.Fatalf("case %d: hashes %v, initial %d: PutOrder's capacity %d, Map's %d", c, hashes, initial, capacity, m.Capacity())
 		}
 		if want := m.Order(); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("case %d: hashes %v, initial %d: PutOrder %v, Map %v", c, hashes, initial, got, want)
