@@ -216,9 +216,14 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			}
 		}
 	}
-	for i := range in.Operators {
-		if _, ok := known[in.Operators[i].OperatorID]; !ok && !in.AllowNonRestoredState {
-			return nil, refuse(&NoOperatorForStateError{OperatorID: in.Operators[i].OperatorID}, in.Operators[i].OperatorID, "")
+	if !in.AllowNonRestoredState {
+		// Flink walks the checkpoint's HashMap<OperatorID, OperatorState> (the loader's:
+		// newHashMapWithExpectedSize(n), new HashMap<>(n) in 1.10.1, filled in checkpoint order),
+		// so with several unknown states it names the first in that map's order.
+		for _, i := range checkpointMapOrder(v, in.Operators) {
+			if _, ok := known[in.Operators[i].OperatorID]; !ok {
+				return nil, refuse(&NoOperatorForStateError{OperatorID: in.Operators[i].OperatorID}, in.Operators[i].OperatorID, "")
+			}
 		}
 	}
 
@@ -628,6 +633,23 @@ func javaHashMapPutOrder(ids []OperatorID) []int {
 	m := javamap.WithExpectedSize(operatorIDClass, len(ids))
 	for _, id := range ids {
 		m.Put(id)
+	}
+	return m.Order()
+}
+
+// checkpointMapOrder gives the iteration order (indexes into ops, whose IDs are distinct) of the
+// HashMap<OperatorID, OperatorState> Flink's checkpoint loader fills with ops in order:
+// CollectionUtil.newHashMapWithExpectedSize(n), new HashMap<>(n) in 1.10.1.
+func checkpointMapOrder(v FlinkVersion, ops []OperatorState) []int {
+	if len(ops) < 2 {
+		return []int{0}[:len(ops)]
+	}
+	m := javamap.WithExpectedSize(operatorIDClass, len(ops))
+	if v == Flink1101 {
+		m = javamap.WithInitialCapacity(operatorIDClass, len(ops))
+	}
+	for i := range ops {
+		m.Put(ops[i].OperatorID)
 	}
 	return m.Order()
 }
