@@ -41,6 +41,8 @@ type Assignment struct {
 // VertexAssignment is the state assignment of one job vertex (Flink's TaskStateAssignment plus
 // the restore objects it sets on the vertex's executions).
 type VertexAssignment struct {
+	// Name is the vertex's JobVertex.Name.
+	Name        string
 	Parallelism int
 	// MaxParallelism is the vertex's max parallelism after the checks of SPEC §F.1 step 4.1,
 	// i.e. possibly adopted from the restored state.
@@ -236,6 +238,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 	for i := range in.Vertices {
 		work[i] = vertexWork{v: &in.Vertices[i], out: &out.Vertices[i],
 			maxPar: in.Vertices[i].MaxParallelism, configured: in.Vertices[i].MaxParallelismConfigured}
+		out.Vertices[i].Name = in.Vertices[i].Name
 		out.Vertices[i].Parallelism = in.Vertices[i].Parallelism
 		out.Vertices[i].MaxParallelism = in.Vertices[i].MaxParallelism
 		out.Vertices[i].Subtasks = make([]*TaskRestore, in.Vertices[i].Parallelism)
