@@ -156,13 +156,13 @@ func jdkVersion(v FlinkVersion) string {
 // jdkModelLines runs the model and prints its result as the oracle does, in order: one
 // "H subtask stream" line per handle, one "S subtask stream name mode offsets…" line per state.
 // Each old handle's states are first put in the iteration order of the map Flink's loader
-// builds (jdkLoaderOrder).
+// builds (LoadedOperatorStates).
 func jdkModelLines(v FlinkVersion, prev [][]OperatorStateHandle, newP int) []string {
 	loaded := make([][]OperatorStateHandle, len(prev))
 	for j, hs := range prev {
 		loaded[j] = make([]OperatorStateHandle, len(hs))
 		for k, h := range hs {
-			loaded[j][k] = OperatorStateHandle{Delegate: h.Delegate, States: jdkLoaderOrder(v, h.States)}
+			loaded[j][k] = OperatorStateHandle{Delegate: h.Delegate, States: LoadedOperatorStates(v, h.States)}
 		}
 	}
 	res, err := RepartitionOperatorState(v, loaded, newP)
@@ -187,23 +187,6 @@ func jdkModelLines(v FlinkVersion, prev [][]OperatorStateHandle, newP int) []str
 		}
 	}
 	return lines
-}
-
-// jdkLoaderOrder puts states (distinct names) in the iteration order of the map Flink's
-// metadata loader fills with them: newHashMapWithExpectedSize(n), new HashMap<>(n) in 1.10.1.
-func jdkLoaderOrder(v FlinkVersion, states []NamedOperatorState) []NamedOperatorState {
-	m := javamap.WithExpectedSize(javamap.String, len(states))
-	if v == Flink1101 {
-		m = javamap.WithInitialCapacity(javamap.String, len(states))
-	}
-	for _, st := range states {
-		m.Put(st.Name)
-	}
-	out := make([]NamedOperatorState, 0, len(states))
-	for _, i := range m.Order() {
-		out = append(out, states[i])
-	}
-	return out
 }
 
 // jdkCaseText writes a case in the oracle's input format.

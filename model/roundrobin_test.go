@@ -791,3 +791,19 @@ func BenchmarkRepartitionOperatorState(b *testing.B) {
 		})
 	}
 }
+
+// A name written twice keeps its first place in the loader's map and its last value;
+// "Aa" and "BB" share a bucket, so their order is the order written.
+func TestLoadedOperatorStates(t *testing.T) {
+	in := []NamedOperatorState{
+		{Name: "BB", Mode: Union, Offsets: []int64{1}},
+		{Name: "Aa", Mode: SplitDistribute, Offsets: []int64{2}},
+		{Name: "BB", Mode: Broadcast, Offsets: []int64{3}},
+	}
+	want := []NamedOperatorState{{Name: "BB", Mode: Broadcast, Offsets: []int64{3}}, {Name: "Aa", Mode: SplitDistribute, Offsets: []int64{2}}}
+	for _, v := range []FlinkVersion{Flink118, Flink1101} {
+		if diff := cmp.Diff(want, LoadedOperatorStates(v, in)); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", v, diff)
+		}
+	}
+}
