@@ -30,6 +30,8 @@ type AssignmentInput struct {
 
 // Assignment is the result of AssignStates: per vertex, what each subtask restores.
 type Assignment struct {
+	// Version is AssignmentInput.Version, the Flink version the assignment models.
+	Version FlinkVersion
 	// Vertices correspond one to one, in order, to AssignmentInput.Vertices.
 	Vertices []VertexAssignment
 	// Unclaimed lists, in checkpoint order, the checkpointed operators that no operator took:
@@ -233,7 +235,7 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 	for i := range in.Operators {
 		remaining[in.Operators[i].OperatorID] = i
 	}
-	out := &Assignment{Vertices: make([]VertexAssignment, len(in.Vertices))}
+	out := &Assignment{Version: in.Version, Vertices: make([]VertexAssignment, len(in.Vertices))}
 	work := make([]vertexWork, len(in.Vertices))
 	for i := range in.Vertices {
 		work[i] = vertexWork{v: &in.Vertices[i], out: &out.Vertices[i],
