@@ -49,7 +49,9 @@ func Compare(m, f Answer) []Difference {
 
 type comparer struct{ out []Difference }
 
-func (c *comparer) add(path, m, f string) { c.out = append(c.out, Difference{Path: path, Model: m, Flink: f}) }
+func (c *comparer) add(path, m, f string) {
+	c.out = append(c.out, Difference{Path: path, Model: m, Flink: f})
+}
 
 // value compares two values by their JSON.
 func (c *comparer) value(path string, m, f any) {
