@@ -201,7 +201,7 @@ func refusalOf(err error) *Refusal {
 	var rf *model.RefusalError
 	switch {
 	case errors.As(err, &ir):
-		kind, r.Class = KindInput, ir.Class
+		kind, r.Class, r.Message = KindInput, ir.Class, ir.Message
 	case errors.As(err, &rf):
 		kind, r.Stage, r.Class = string(rf.Check), "assign", exceptionClass(rf)
 		if rf.Check == model.CheckVertexParallelism {
@@ -403,4 +403,19 @@ func (a Answer) String() string {
 		return "assigncase: internal error: " + err.Error()
 	}
 	return string(b)
+}
+
+// Answer is the model's answer to the case at Flink version v: Case.Input, then
+// model.AssignStates, through FromAssignment; Flink's refusals (an InputRefusal, a vertex Flink
+// cannot build, an assignment refused) are answers. The error, wrapping ErrInvalidCase or
+// ErrNotModelled, is a case the model has no answer to.
+func (c *Case) Answer(v model.FlinkVersion) (Answer, error) {
+	in, err := c.Input(v)
+	if errors.Is(err, ErrInvalidCase) || errors.Is(err, ErrNotModelled) {
+		return Answer{}, err
+	}
+	if err != nil {
+		return FromAssignment(nil, err), nil
+	}
+	return FromAssignment(model.AssignStates(in)), nil
 }
