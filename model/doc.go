@@ -34,6 +34,10 @@
 //	ChooseInitialHandle                 RocksDBIncrementalCheckpointUtils.chooseTheBestStateHandleForInitial
 //	RocksDBRestore                      RocksDBIncrementalRestoreOperation (restoreWithoutRescaling / restoreWithRescaling)
 //	AssignStates                        StateAssignmentOperation.assignStates
+//	CheckJobVertex                      DefaultVertexParallelismInfo (bounds), the ExecutionJobVertex constructor's
+//	                                    "parallelism higher than the max parallelism" JobException
+//	StreamHandle.hashCode               FileStateHandle / ByteStreamStateHandle.hashCode (Path's java.net.URI)
+//	NormalizeFlinkPath                  new Path(s).toString()
 //	LoadAndValidateCheckpoint           Checkpoints.loadAndValidateCheckpoint
 //	CompletedCheckpoint                 checkpoint.CompletedCheckpoint
 //	SharedStateRegistry                 SharedStateRegistryImpl (1.15+ last-use tracking)
