@@ -1,6 +1,8 @@
 package metadata
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -102,5 +104,42 @@ func TestChangelogIntersection(t *testing.T) {
 	}
 	if h.Intersection(model.KeyGroupRange{Start: 10, End: 20}) != nil {
 		t.Errorf("disjoint intersection is not nil")
+	}
+}
+
+// TestFromModelFlinkForm: FromModel writes what Flink's reader and writer keep unchanged
+// (checked against Flink's own classes by reference.TestMetadataGenerated): operator-state
+// entries in the iteration order of the map Flink's reader rebuilds, whatever the model's order;
+// a name twice or a file handle with an empty path, which Flink cannot hold or read, is refused.
+func TestFromModelFlinkForm(t *testing.T) {
+	handle := func(names ...string) model.CheckpointMetadata {
+		h := model.OperatorStateHandle{Delegate: model.StreamHandle{Path: "file:/s", Size: 1}}
+		for _, n := range names {
+			h.States = append(h.States, model.NamedOperatorState{Name: n, Mode: model.SplitDistribute, Offsets: []int64{0}})
+		}
+		return model.CheckpointMetadata{Operators: []model.OperatorState{{Parallelism: 1, MaxParallelism: 1,
+			Subtasks: []*model.OperatorSubtaskState{{ManagedOperatorState: []model.OperatorStateHandle{h}}}}}}
+	}
+	for _, names := range [][]string{{"A", ""}, {"", "A"}} {
+		f, err := FromModel(handle(names...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range f.Operators[0].Subtasks[0].ManagedOperatorState.States {
+			got = append(got, e.Name)
+		}
+		// newHashMapWithExpectedSize(2) has 4 buckets: "" (hash 0) in 0, "A" (65) in 1.
+		if diff := cmp.Diff([]string{"", "A"}, got); diff != "" {
+			t.Errorf("states %q written as (-want +got):\n%s", names, diff)
+		}
+	}
+	if _, err := FromModel(handle("a", "b", "a")); !errors.Is(err, ErrNotWritable) || !strings.Contains(err.Error(), `"a" is named twice`) {
+		t.Errorf("a name twice: %v", err)
+	}
+	md := handle("a")
+	md.Operators[0].Subtasks[0].ManagedOperatorState[0].Delegate.Path = ""
+	if _, err := FromModel(md); !errors.Is(err, ErrNotWritable) || !strings.Contains(err.Error(), "empty path") {
+		t.Errorf("an empty path: %v", err)
 	}
 }

@@ -5,6 +5,8 @@
 package metagen
 
 import (
+	"strings"
+
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"pgregory.net/rapid"
@@ -268,12 +270,20 @@ func File(t *rapid.T) *metadata.File {
 }
 
 // Model draws model metadata FromModel can write: at most one handle per kind, states with
-// distinct names, in-memory data below 1 KiB.
+// distinct names, in-memory data below 1 KiB, file paths as Flink's Path prints them (Path).
 func Model(t *rapid.T) model.CheckpointMetadata {
 	md := model.CheckpointMetadata{CheckpointID: rapid.Int64Min(0).Draw(t, "checkpointId"), Operators: []model.OperatorState{}}
 	stream := func() model.StreamHandle {
-		return model.StreamHandle{Path: genString(t, "path"), Size: rapid.Int64Range(0, 1024).Draw(t, "size"),
-			InMemory: rapid.Bool().Draw(t, "inMemory")}
+		h := model.StreamHandle{Size: rapid.Int64Range(0, 1024).Draw(t, "size")}
+		switch rapid.IntRange(0, 2).Draw(t, "streamKind") {
+		case 0:
+			h.InMemory, h.Path = true, genString(t, "name")
+		case 1:
+			h.Relative, h.Path = true, genSegments(t)
+		default:
+			h.Path = Path(t)
+		}
+		return h
 	}
 	for i := rapid.IntRange(0, 3).Draw(t, "numOperators"); i > 0; i-- {
 		var id model.OperatorID
@@ -315,4 +325,54 @@ func Model(t *rapid.T) model.CheckpointMetadata {
 		md.Operators = append(md.Operators, op)
 	}
 	return md
+}
+
+// Path draws a file path in the form Flink's Path.toString gives (what a FileStateHandle
+// written by Flink holds): an optional scheme and authority, then non-empty segments that are not
+// "." or "..", without ':' or '\\', joined by single slashes, absolute when there is a scheme.
+// Segments may hold any other character (spaces, '%', '#', '?', non-ASCII), which Flink keeps.
+func Path(t *rapid.T) string {
+	switch rapid.IntRange(0, 3).Draw(t, "pathForm") {
+	case 0:
+		return genSegments(t)
+	case 1:
+		return "/" + genSegments(t)
+	case 2:
+		return rapid.SampledFrom([]string{"file", "s3", "hdfs", "oss"}).Draw(t, "scheme") + ":/" + genSegments(t)
+	}
+	authority := rapid.StringOfN(rapid.RuneFrom([]rune("abcxyz0189.-_")), 1, 12, -1).Draw(t, "authority")
+	return rapid.SampledFrom([]string{"s3", "hdfs", "gs"}).Draw(t, "scheme") + "://" + authority + "/" + genSegments(t)
+}
+
+// genSegments draws a relative path: one to four segments, none empty, "." or "..".
+func genSegments(t *rapid.T) string {
+	segment := rapid.StringOfN(rapid.Rune().Filter(func(r rune) bool { return r != '/' && r != '\\' && r != ':' }), 1, 10, -1).
+		Filter(func(s string) bool { return s != "." && s != ".." })
+	return strings.Join(rapid.SliceOfN(segment, 1, 4).Draw(t, "segments"), "/")
+}
+
+// Properties draws the properties of a checkpoint or a savepoint as the model describes them
+// (nil: a regular checkpoint's, as FromModel writes for nil).
+func Properties(t *rapid.T) *model.CheckpointProperties {
+	if rapid.IntRange(0, 3).Draw(t, "defaultProperties") == 0 {
+		return nil
+	}
+	p := &model.CheckpointProperties{Savepoint: rapid.Bool().Draw(t, "savepoint"), Forced: rapid.Bool().Draw(t, "forced"),
+		Unclaimed: rapid.Bool().Draw(t, "unclaimed"), DiscardSubsumed: rapid.Bool().Draw(t, "discardSubsumed")}
+	if p.Savepoint {
+		p.Native, p.Synchronous = rapid.Bool().Draw(t, "native"), rapid.Bool().Draw(t, "synchronous")
+	} else {
+		p.Sharing = rapid.SampledFrom([]model.SharingFilesStrategy{model.ForwardBackward, model.Forward, model.NoSharing}).Draw(t, "sharing")
+	}
+	return p
+}
+
+// Names draws an operator name and uid for each operator of md ("" = none), as format versions 5
+// and later store them.
+func Names(t *rapid.T, md model.CheckpointMetadata) metadata.OperatorNames {
+	names := map[model.OperatorID][2]string{}
+	for _, op := range md.Operators {
+		names[op.OperatorID] = [2]string{genString(t, "operatorName"), genString(t, "operatorUid")}
+	}
+	return func(id model.OperatorID) (string, string) { return names[id][0], names[id][1] }
 }
