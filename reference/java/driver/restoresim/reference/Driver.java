@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * restoresim's reference driver: one request a line on stdin, one answer a line on stdout, in the
- * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"} and {"op":"assign","case":{...}}. Anything the
+ * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}} and
+ * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java). Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -47,6 +48,9 @@ public final class Driver {
         }
         if ("assign".equals(op)) {
             return new Assign((Map<String, Object>) req.get("case")).run();
+        }
+        if ("metadata_roundtrip".equals(op)) {
+            return Metadata.roundTrip(req);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }
