@@ -113,3 +113,45 @@ func (r *Refusal) Error() string {
 
 // Unwrap gives ErrFlinkRefused.
 func (r *Refusal) Unwrap() error { return ErrFlinkRefused }
+
+// Validated is Flink's answer to LoadAndValidate: the checkpoint Flink built.
+type Validated struct {
+	CheckpointID int64 `json:"checkpoint_id"`
+	// ExternalPointer is the checkpoint directory the driver wrote the file into, as Flink
+	// resolved it (it names the checkpoint in Flink's messages).
+	ExternalPointer string `json:"external_pointer"`
+	// Operators are the operator states Flink kept, in metadata order.
+	Operators []model.OperatorID `json:"operators"`
+}
+
+// LoadAndValidate runs Flink's own Checkpoints.loadAndValidateCheckpoint on a _metadata file (the
+// driver writes it as the _metadata of a real checkpoint directory) and a new job: vertices is a
+// JSON array of vertices as ASSIGN-CASE.md writes them (operators with id and user_defined_id,
+// parallelism, max_parallelism, max_parallelism_configured). A refusal is a *Refusal (stage
+// "validate"; "build" when Flink refuses the job itself).
+func (j *JVM) LoadAndValidate(metadataFile, vertices []byte, allowNonRestoredState bool) (*Validated, error) {
+	req, err := json.Marshal(struct {
+		Op               string          `json:"op"`
+		Bytes            string          `json:"bytes"`
+		Vertices         json.RawMessage `json:"vertices"`
+		AllowNonRestored bool            `json:"allow_non_restored_state"`
+	}{"load_and_validate", base64.StdEncoding.EncodeToString(metadataFile), vertices, allowNonRestoredState})
+	if err != nil {
+		return nil, err
+	}
+	l, err := j.call(req)
+	if err != nil {
+		return nil, err
+	}
+	var ans struct {
+		Validated
+		Error *driverError `json:"error"`
+	}
+	if err := json.Unmarshal(l, &ans); err != nil {
+		return nil, fmt.Errorf("%w (Flink %s): unreadable answer to load_and_validate: %.200s", ErrJVM, j.Version, l)
+	}
+	if ans.Error != nil {
+		return nil, ans.Error.err(j)
+	}
+	return &ans.Validated, nil
+}

@@ -125,6 +125,13 @@ final class Metadata {
         }
     }
 
+    /** Writes the _metadata file of the driver's checkpoint directory; returns its pointer. */
+    static String writeMetadata(byte[] bytes) throws IOException {
+        String p = pointer();
+        Files.write(new File(new File(java.net.URI.create(p)), "_metadata").toPath(), bytes);
+        return p;
+    }
+
     /** A checkpoint directory holding a _metadata file, made once: the external pointer. */
     private static synchronized String pointer() throws IOException {
         if (pointer == null) {
