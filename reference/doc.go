@@ -9,8 +9,9 @@
 // driver references is compiled from Flink's files (a scratch copy whose only edit is the renaming
 // of Flink's shaded imports to the unshaded Debian jars), into a cache directory keyed by the Flink
 // branch and commit, the driver's sources and the JDK. Start starts one long-lived JVM on a build;
-// Assign sends one case and reads one answer, with a timeout; a JVM that crashed or timed out is
-// started again on the next case, and its error is reported in one line.
+// Assign sends one case and reads one answer, with a timeout; MetadataRoundTrip has Flink read and
+// write back a _metadata file; a JVM that crashed or timed out is started again on the next
+// request, and its error is reported in one line (a refusal by Flink's code is a *Refusal).
 //
 // Sources: the archives of shared/flink-src (one per branch: release-1.18 … release-2.3, master),
 // found through $RESTORESIM_FLINK_ARCHIVES or beside the module root, or a user's Flink checkout

@@ -135,7 +135,7 @@ final class Assign {
 
     // ---------------------------------------------------------------- the new job
 
-    private List<ExecutionJobVertex> vertices() throws Exception {
+    List<ExecutionJobVertex> vertices() throws Exception {
         List<Object> vs = list(c, "vertices");
         List<JobVertex> jobVertices = new ArrayList<>();
         List<DefaultVertexParallelismInfo> infos = new ArrayList<>();

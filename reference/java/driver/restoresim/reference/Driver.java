@@ -9,7 +9,9 @@ import java.util.Map;
 
 /**
  * restoresim's reference driver: one request a line on stdin, one answer a line on stdout, in the
- * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}}, and the pure pieces of Pure. Anything the
+ * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}}, the pure pieces of Pure.java,
+ * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java) and
+ * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java). Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -56,6 +58,12 @@ public final class Driver {
         }
         if ("mapper".equals(op)) {
             return Pure.mapper(req);
+        }
+        if ("metadata_roundtrip".equals(op)) {
+            return Metadata.roundTrip(req);
+        }
+        if ("load_and_validate".equals(op)) {
+            return Validate.run(req);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }
