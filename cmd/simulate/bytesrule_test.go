@@ -292,3 +292,55 @@ func TestInspectDocsKeyedHandle(t *testing.T) {
 	}
 	t.Fatal("no subtask 1 of operator d5c8b168c6cbfe8c507a10f88b325243")
 }
+
+// TestStateBytesPlanAgreesWithInspect: on every real file, plan's state bytes are inspect's, per
+// operator (restored, refused or dropped alike) and for the file, and its read amplification
+// divides what the restore reads by them.
+func TestStateBytesPlanAgreesWithInspect(t *testing.T) {
+	paths, _ := realFiles(t)
+	var ops, refused int
+	for _, p := range paths {
+		name := filepath.Base(p)
+		sum := inspectJSON(t, p)
+		code, out, errs := runCLI(t, "", "plan", p, "--parallelism", "2", "--format", "json")
+		if code == 2 {
+			t.Fatalf("%s: plan: exit 2: %s", name, errs)
+		}
+		var pl struct { // (the fields compared: the rescaling descriptors do not decode)
+			StateBytes int64 `json:"state_bytes"`
+			Operators  []struct {
+				OperatorID            string   `json:"operator_id"`
+				Status                string   `json:"status"`
+				StateBytes            int64    `json:"state_bytes"`
+				BytesRead             int64    `json:"bytes_read"`
+				CoordinatorStateBytes int64    `json:"coordinator_state_bytes"`
+				ReadAmplification     *float64 `json:"read_amplification"`
+			} `json:"operators"`
+		}
+		if err := json.Unmarshal([]byte(out), &pl); err != nil {
+			t.Fatalf("%s: plan: %v", name, err)
+		}
+		if pl.StateBytes != sum.StateBytes {
+			t.Errorf("%s: plan %d state bytes, inspect %d", name, pl.StateBytes, sum.StateBytes)
+		}
+		if len(pl.Operators) != len(sum.Operators) {
+			t.Fatalf("%s: plan has %d operators, inspect %d", name, len(pl.Operators), len(sum.Operators))
+		}
+		for i, o := range pl.Operators {
+			in := sum.Operators[i]
+			ops++
+			if o.Status == "refused" {
+				refused++
+			}
+			if o.OperatorID != in.OperatorID || o.StateBytes != in.StateBytes {
+				t.Errorf("%s: plan: operator %s (%s) %d state bytes, inspect: operator %s %d", name, o.OperatorID, o.Status, o.StateBytes, in.OperatorID, in.StateBytes)
+			}
+			if o.ReadAmplification != nil {
+				if want := float64(o.BytesRead+o.CoordinatorStateBytes) / float64(in.StateBytes); *o.ReadAmplification != want {
+					t.Errorf("%s: operator %s: read amplification %v, want %v", name, o.OperatorID, *o.ReadAmplification, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d files, %d operators (%d refused at parallelism 2)", len(paths), ops, refused)
+}

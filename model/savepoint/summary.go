@@ -118,14 +118,13 @@ func Summarize(f *metadata.File) Summary {
 		if op.CoordinatorState != nil {
 			n := int(op.CoordinatorState.StateSize())
 			io.CoordinatorStateBytes = &n
-			io.StateBytes += int64(n)
 		}
+		io.StateBytes = OperatorBytes(op)
 		for _, s := range SubtasksByIndex(op) {
 			is := SubtaskSummary{Index: s.Index, Finished: s.Finished, StateBytes: SubtaskBytes(s),
 				ManagedOperatorState: operatorStates(s.ManagedOperatorState), RawOperatorState: operatorStates(s.RawOperatorState),
 				ManagedKeyedState: keyedSummary(s.ManagedKeyedState), RawKeyedState: keyedSummary(s.RawKeyedState),
 				InputChannelState: len(s.InputChannels), ResultSubpartitionState: len(s.OutputChannels)}
-			io.StateBytes += is.StateBytes
 			io.Subtasks = append(io.Subtasks, is)
 		}
 		out.StateBytes += io.StateBytes
@@ -221,6 +220,13 @@ func operatorHandleBytes(h *metadata.OperatorHandle) int64 {
 	}
 	return h.Delegate.StateSize()
 }
+
+// OperatorBytes gives an operator's state bytes, the one meaning of "state bytes" in every
+// command (inspect, plan, diff, locate): the sum of the sizes of the state handles the
+// checkpoint holds for the operator — keyed, operator, coordinator and in-flight channel state
+// of every subtask entry (SubtaskBytes) plus its coordinator state. What a restore reads of
+// them is "bytes read" (OperatorPlan.BytesRead).
+func OperatorBytes(op *metadata.Operator) int64 { return stateBytesOf(op).total() }
 
 // SubtaskBytes gives a subtask entry's state bytes: operator, keyed and channel state.
 func SubtaskBytes(s *metadata.Subtask) int64 {
