@@ -16,6 +16,7 @@
 //	ComputeDefaultMaxParallelism        KeyGroupRangeAssignment.computeDefaultMaxParallelism
 //	KeyGroupRange, EmptyKeyGroupRange   KeyGroupRange, KeyGroupRange.EMPTY_KEY_GROUP_RANGE
 //	KeyGroupRangeOffsets                KeyGroupRangeOffsets
+//	KeyGroupBytes                       a key group's bytes in its stream, as FullSnapshotRestoreOperation reads them (offset 0: empty)
 //	OperatorID                          jobgraph.OperatorID
 //	DistributionMode                    OperatorStateHandle.Mode
 //	StreamHandle                        StreamStateHandle (FileStateHandle, ByteStreamStateHandle, …)

@@ -35,7 +35,7 @@ func writeSynthetic(t *testing.T, dir, name string) string {
 			ManagedOperatorState: []model.OperatorStateHandle{{Delegate: model.StreamHandle{Path: "op", Size: 40, InMemory: true},
 				States: []model.NamedOperatorState{{Name: "buffer", Mode: model.SplitDistribute, Offsets: []int64{10, 20}}}}},
 			ManagedKeyedState: []model.KeyedStateHandle{&model.KeyGroupsStateHandle{
-				Offsets:  model.KeyGroupRangeOffsets{Range: r, Offsets: []int64{5, 9, 9, 30}},
+				Offsets:  model.KeyGroupRangeOffsets{Range: r, Offsets: []int64{5, 0, 9, 30}}, // key group 5 empty
 				Delegate: model.StreamHandle{Path: "kg", Size: 50, InMemory: true}}},
 		}},
 	}}}
@@ -96,7 +96,7 @@ func TestInspectSyntheticJSON(t *testing.T) {
 		"managed_operator_state": []any{[]any{map[string]any{"name": "buffer", "mode": "SPLIT_DISTRIBUTE", "offsets": []any{10.0, 20.0}}}},
 		"raw_operator_state":     []any{},
 		"managed_keyed_state": []any{map[string]any{"type": "KeyGroupsStateHandle", "tag": 12.0, "start": 4.0, "end": 7.0,
-			"state_bytes": 50.0, "offsets": []any{5.0, 9.0, 9.0, 30.0}}},
+			"state_bytes": 50.0, "offsets": []any{5.0, 0.0, 9.0, 30.0}, "key_group_bytes": []any{4.0, 0.0, 21.0, 20.0}}},
 		"raw_keyed_state":       []any{},
 		"input_channel_handles": 0.0, "result_subpartition_handles": 0.0,
 	}

@@ -18,8 +18,9 @@ func runLocate(e *env, args []string) int {
 	fs := cliflags.New("locate", "locate KEY PATH [--latest] --key-type int|long|string [--operator ID|uid:NAME] [--parallelism P] [--format text|json]",
 		`Prints, for every operator with keyed state (or only --operator), the key's Java hashCode and
 key group, the old subtask and the keyed-state handles holding that key group, the key group's
-byte range in each handle (from the handle's offsets; incremental and changelog handles have
-none and are read whole) and, with --parallelism, the new subtask that owns it at P.
+byte range in each handle (from its offset to the next larger offset of the handle, the last to
+the stream's end; offset 0 is an empty key group, 0 bytes; incremental and changelog handles
+have no offsets and are read whole) and, with --parallelism, the new subtask that owns it at P.
 
 `+pathHelp)
 	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
