@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/internal/realmeta"
 	"github.com/restoresim/restoresim/model"
 )
 
@@ -323,5 +324,20 @@ func TestDocsSkewMD(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Errorf("only %d commands checked in docs/skew.md", checked)
+	}
+}
+
+// TestEmptyOutRefused: --out "" is bad input on every command that writes a file (issue 28: it
+// exited 0 and wrote nothing, silently).
+func TestEmptyOutRefused(t *testing.T) {
+	meta := filepath.Join(realmeta.Sub(t, "real"), "kafka-enum1.metadata")
+	for _, args := range [][]string{
+		{"skew", "--max-parallelism", "128", "--parallelism", "1..4", "--out", ""},
+		{"moved", "--from", "4", "--to", "6", "--max-parallelism", "128", "--out", ""},
+		{"plan", meta, "--parallelism", "2", "--out", ""},
+		{"sweep", "--seeds", "1", "--out", ""},
+	} {
+		code, out, errs := runCLI(t, "", args...)
+		wantUsageError(t, "--out: an empty value", code, out, errs)
 	}
 }
