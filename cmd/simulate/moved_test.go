@@ -82,7 +82,7 @@ func TestMovedBadInput(t *testing.T) {
 		{"no rescale left", []string{"moved", "--from", "200", "--to", "300", "--max-parallelism", "128"}},
 		{"not an integer", []string{"moved", "--from", "x", "--to", "8", "--max-parallelism", "128"}},
 		{"must end in .png or .svg", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "a.gif")}},
-		{"no such file or directory", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "no", "a.svg")}},
+		{"does not exist", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "no", "a.svg")}},
 	} {
 		code, out, errs := runCLI(t, "", c.args...)
 		wantUsageError(t, c.want, code, out, errs)
