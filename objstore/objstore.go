@@ -75,9 +75,9 @@ func open(ctx context.Context, loc string, do func(savepoint.Storage, string, st
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", loc, err)
 		}
-		return do(savepoint.Storage{FS: os.DirFS("/"), Scheme: "file"}, filepath.ToSlash(abs), loc)
+		return do(savepoint.Storage{FS: rootFS{os.DirFS("/")}, Scheme: "file"}, filepath.ToSlash(abs), loc)
 	case scheme == "file":
-		return do(savepoint.Storage{FS: os.DirFS("/"), Scheme: "file"}, loc, loc)
+		return do(savepoint.Storage{FS: rootFS{os.DirFS("/")}, Scheme: "file"}, loc, loc)
 	}
 	label, _, _ := strings.Cut(loc, "?")
 	u, err := url.Parse(loc)
@@ -126,6 +126,33 @@ func (w *watchFS) Open(name string) (fs.File, error) {
 		w.failed = true
 	}
 	return f, err
+}
+
+// rootFS is the local file system from its root (os.DirFS("/")), whose errors name a path as
+// the user knows it: "/tmp/x", not the FS name "tmp/x".
+type rootFS struct{ fsys fs.FS }
+
+func (r rootFS) Open(name string) (fs.File, error) {
+	f, err := r.fsys.Open(name)
+	return f, absolute(err)
+}
+
+func (r rootFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(r.fsys, name)
+	return fi, absolute(err)
+}
+
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	es, err := fs.ReadDir(r.fsys, name)
+	return es, absolute(err)
+}
+
+// absolute puts the leading "/" back on the path of an *fs.PathError of rootFS.
+func absolute(err error) error {
+	if pe, ok := err.(*fs.PathError); ok && !strings.HasPrefix(pe.Path, "/") {
+		return &fs.PathError{Op: pe.Op, Path: "/" + pe.Path, Err: pe.Err}
+	}
+	return err
 }
 
 // credentialHint says where each scheme's credentials come from, for errors.
