@@ -54,7 +54,8 @@ var ErrUnsupportedScheme = errors.New("unsupported URL scheme")
 //
 // Every error is one line naming loc: a path or object that does not exist (matching
 // io/fs.ErrNotExist), a bucket that does not exist or cannot be reached with the credentials at
-// hand, a URL whose scheme is not one of Schemes (matching ErrUnsupportedScheme).
+// hand, a URL whose scheme is not one of Schemes (matching ErrUnsupportedScheme), an empty loc
+// (ErrEmptyPath).
 func Open(ctx context.Context, loc string) (*savepoint.Savepoint, error) {
 	return open(ctx, loc, savepoint.Storage.Open)
 }
@@ -67,7 +68,13 @@ func OpenLatest(ctx context.Context, root string) (*savepoint.Savepoint, error) 
 	return open(ctx, root, savepoint.Storage.OpenLatest)
 }
 
+// ErrEmptyPath is the error of an empty location: not the working directory.
+var ErrEmptyPath = errors.New("an empty path (want a _metadata file, a checkpoint directory or a URL)")
+
 func open(ctx context.Context, loc string, do func(savepoint.Storage, string, string) (*savepoint.Savepoint, error)) (*savepoint.Savepoint, error) {
+	if loc == "" {
+		return nil, ErrEmptyPath
+	}
 	scheme, ok := urlScheme(loc)
 	switch {
 	case !ok:

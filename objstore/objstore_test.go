@@ -235,3 +235,13 @@ func TestOpenLocalErrorsNameAbsolutePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenEmptyPath: an empty location is an error, not the working directory.
+func TestOpenEmptyPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, open := range []func(context.Context, string) (*savepoint.Savepoint, error){objstore.Open, objstore.OpenLatest} {
+		if _, err := open(context.Background(), ""); err == nil || err.Error() != "an empty path (want a _metadata file, a checkpoint directory or a URL)" {
+			t.Errorf("%v, want the empty path refused", err)
+		}
+	}
+}

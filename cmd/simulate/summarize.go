@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
@@ -58,15 +56,11 @@ some seed failed, 2 on a missing, malformed or mismatched file.`)
 
 // readShard reads the shard file name ("-": stdin) into m.
 func readShard(e *env, m *sweep.Merger, name string) error {
-	var r io.Reader = e.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
+	r, err := openInput(e, name)
+	if err != nil {
+		return err
 	}
+	defer r.Close()
 	return m.ReadShard(name, r)
 }
 
