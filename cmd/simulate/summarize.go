@@ -61,7 +61,7 @@ func readShard(e *env, m *sweep.Merger, name string) error {
 		return err
 	}
 	defer r.Close()
-	return m.ReadShard(name, r)
+	return m.ReadShard(inputName(name), r)
 }
 
 // fileList names the files for an error line: all of them when there are few.

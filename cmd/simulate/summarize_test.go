@@ -52,7 +52,7 @@ func TestSummarizeRejectsWhatIsNotOneSweep(t *testing.T) {
 		{"another --flink", "", "s1-1.10.1.jsonl:1: seed 1 has flink 1.10.1, but seed 0 (" + s0 + ":1) has flink 1.18: the shards of one sweep share --flink", []string{s0, s1old}},
 		{"another --steps", "", "s1-steps5.jsonl:1: seed 1 has steps 5, but seed 0 (" + s0 + ":1) has steps 4: the shards of one sweep share --steps", []string{s0, s1long}},
 		{"overlapping shards", "", "seed 0 is in both " + s0 + " and " + all + ": overlapping shards", []string{s0, s1, all}},
-		{"a shard twice", "", "seed 0 is in both " + s0 + " and -: overlapping shards", []string{s0, "-"}},
+		{"a shard twice", "", "seed 0 is in both " + s0 + " and stdin: overlapping shards", []string{s0, "-"}},
 	} {
 		stdin := tc.stdin
 		if tc.name == "a shard twice" {
@@ -196,4 +196,20 @@ func runBin(t *testing.T, bin, dir string, args ...string) (string, int) {
 		t.Fatalf("simulate %q: %v, stderr %q", args, err, stderr.String())
 	}
 	return stdout.String(), c.ProcessState.ExitCode()
+}
+
+// TestSummarizeBinaryQuoted: a file that is not JSON is refused quoting the start of the line,
+// escaped and cut (issue 28: encoding/json showed the byte 0xab as the character «).
+func TestSummarizeBinaryQuoted(t *testing.T) {
+	code, out, errs := runCLI(t, "\xab\x99garbage\x1b[31m"+strings.Repeat("x", 500)+"\n", "summarize", "-")
+	wantUsageError(t, `stdin:1: not a seed record of 'simulate sweep --format json': not JSON at byte 1 of the line: "\xab\x99garbage\x1b[31mxxxxxxxxxxxxxxxxxx"… (514 bytes)`, code, out, errs)
+	code, out, errs = runCLI(t, `{"seed": 1, "flink": "1.18", "steps": 40, "result": "ok", "violations": [], "labels": [], ü}`+"\n", "summarize", "-")
+	wantUsageError(t, `stdin:1: not a seed record of 'simulate sweep --format json': not JSON at byte 91 of the line: "{\"seed\": 1, \"flink\": \"1.18\", \"st"… (93 bytes)`, code, out, errs)
+}
+
+// TestKeygroupBinaryStdinQuoted: a key that is not an int is quoted escaped and cut (issue 28
+// saw raw bytes; plots.KeyType.Hash quotes the key with excerpt.Quote since d954ad9).
+func TestKeygroupBinaryStdinQuoted(t *testing.T) {
+	code, out, errs := runCLI(t, "\x00\x01\xff\xfeabc\x1b[31m"+strings.Repeat("7", 100)+"\n", "keygroup", "--parallelism", "2", "--key-type", "int")
+	wantUsageError(t, `simulate keygroup: key 1: key "\x00\x01\xff\xfeabc\x1b[31m7777777777777777777777777777"… (112 bytes) is not an int (a 32-bit integer)`, code, out, errs)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim"
 )
@@ -72,6 +73,12 @@ func ParseRecord(line []byte) (*Record, error) {
 	d := json.NewDecoder(bytes.NewReader(line))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&rec); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// encoding/json shows the byte it stopped at as a character (0xab as «): quote the
+			// line instead, escaped and cut.
+			return nil, fmt.Errorf("not a seed record of 'simulate sweep --format json': not JSON at byte %d of the line: %s", se.Offset, excerpt.Quote(string(line), 32))
+		}
 		return nil, fmt.Errorf("not a seed record of 'simulate sweep --format json': %v", err)
 	}
 	if d.More() {
