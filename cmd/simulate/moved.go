@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,7 +34,10 @@ max parallelisms. Without --out, rows are printed as they are computed.
 This counts ownership changes only: on a rescale every new subtask restores from checkpoint
 storage. --from-savepoint PATH instead prints, for each Q of --to, the bytes each new subtask
 reads (plan's bytes_read) as CSV to,operator_id,subtask,bytes_read (--from, --max-parallelism
-and --out are then errors).`
+and --out are then errors). When Flink refuses the restore at some --to (e.g. above the state's
+max parallelism), it prints the refusal on one line on stderr and nothing on stdout, and exits 1,
+as 'simulate plan' does: a refusal answers a valid question. Exit code: 0 ok, 1 refused, 2 bad
+usage or input.`
 
 func runMoved(e *env, args []string) int {
 	fs := cliflags.New("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
@@ -66,6 +70,10 @@ func runMoved(e *env, args []string) int {
 			return e.failf("moved", "%v", err)
 		}
 		rows, err := savepoint.ReadsAt(sp, model.NewestFlinkRelease, qs)
+		if refused := (*savepoint.RefusedError)(nil); errors.As(err, &refused) {
+			e.failf("moved", "%v", err)
+			return exitViolation // as plan's: Flink refuses a valid question
+		}
 		if err == nil {
 			err = savepoint.WriteReadsCSV(e.stdout, rows)
 		}
