@@ -213,3 +213,28 @@ func TestKeygroupBinaryStdinQuoted(t *testing.T) {
 	code, out, errs := runCLI(t, "\x00\x01\xff\xfeabc\x1b[31m"+strings.Repeat("7", 100)+"\n", "keygroup", "--parallelism", "2", "--key-type", "int")
 	wantUsageError(t, `simulate keygroup: key 1: key "\x00\x01\xff\xfeabc\x1b[31m7777777777777777777777777777"… (112 bytes) is not an int (a 32-bit integer)`, code, out, errs)
 }
+
+// TestSummarizeCrossVersionShards: the shards of 'sweep --flink 2.3,master --format json' merge
+// into the unsharded cross-version sweep's text and exit code (issue 28: summarize refused them
+// with `json: unknown field "records"`).
+func TestSummarizeCrossVersionShards(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"sweep", "--flink", "2.3,master", "--start", "10", "--seeds", "9", "--steps", "26", "--workers", "1"} // seeds 10 and 18 differ
+	wantCode, want, _ := runCLI(t, "", base...)
+	var files []string
+	for i := range 3 {
+		code, out, errs := runCLI(t, "", append(base, "--shard", fmt.Sprintf("%d/3", i), "--format", "json")...)
+		if code > 1 || errs != "" {
+			t.Fatalf("shard %d: exit %d, %s", i, code, errs)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
+		if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	code, got, errs := runCLI(t, "", append([]string{"summarize"}, files[2], files[0], files[1])...)
+	if code != wantCode || errs != "" || got != want {
+		t.Errorf("summarize: exit %d (want %d), stderr %q, output:\n%s\nwant:\n%s", code, wantCode, errs, got, want)
+	}
+}

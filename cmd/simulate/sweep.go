@@ -71,7 +71,8 @@ failed, 2 bad usage.
 is the same under all) and prints each version's summary, then, for each version against the
 one before it in the list, the seeds whose outcomes differ: the first differing step, its
 outcome under each version and the violations (known issues included, named per version) only
-one of them has. --format json prints one {"seed","records","differences"} object per seed.
+one of them has. --format json prints one {"seed","records","differences"} object per seed
+('simulate summarize' merges such shards).
 Differences are findings, not failures: the exit code is 1 only when a seed fails under some
 version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListed))
 	var seeds, workers cliflags.Int
