@@ -143,7 +143,7 @@ func (r *Report) WriteText(w io.Writer) {
 			where = "before step 0"
 		}
 		fmt.Fprintf(w, "# %s at %s: %s: %s\n", what, where, v.Invariant, v.Detail)
-		if d := strings.TrimRight(sim.StableDiff(v.Diff), "\n"); d != "" {
+		if d := strings.TrimRight(v.Diff, "\n"); d != "" {
 			fmt.Fprintln(w, "#   (-want +got):")
 			for _, l := range strings.Split(d, "\n") {
 				fmt.Fprintf(w, "#     %s\n", l)
@@ -237,7 +237,7 @@ type (
 		Step int    `json:"step"` // -1 for the job line
 		Line string `json:"line"`
 	}
-	// ViolationLine is one violation, its diff made stable (sim.StableDiff).
+	// ViolationLine is one violation with its (-want +got) diff.
 	ViolationLine struct {
 		Seed      uint64 `json:"seed"`
 		Step      int    `json:"step"`
@@ -267,7 +267,7 @@ func (r *Report) WriteJSON(w io.Writer) {
 	}
 	res := ResultLine{Seed: r.Plan.Seed, Flink: r.Plan.Version.String(), Steps: r.Steps, Result: r.Verdict().String()}
 	for _, v := range r.Violations {
-		_ = enc.Encode(ViolationLine{Seed: r.Plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: sim.StableDiff(v.Diff), Known: v.Known})
+		_ = enc.Encode(ViolationLine{Seed: r.Plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: v.Diff, Known: v.Known})
 		if v.Known != "" {
 			res.Known++
 		} else {

@@ -14,7 +14,7 @@ import (
 func TestReportText(t *testing.T) {
 	p := sim.Plan{Seed: 5, Version: model.Flink1101, Job: sim.Job{}, Steps: []sim.Step{{Kind: sim.Checkpoint}, {Kind: sim.Process, N: 3}}}
 	known := sim.Violation{Step: 0, Invariant: "keyed-state", Detail: "lost keys", Known: "FLINK-16638"}
-	bad := sim.Violation{Step: 1, Invariant: "splits", Detail: "split 2 twice", Diff: "  []int{\n-\u00a01,\n+\u00a02,\n  }\n"}
+	bad := sim.Violation{Step: 1, Invariant: "splits", Detail: "split 2 twice", Diff: "- 2: 10\n+ 2: 12\n"}
 	trace := []string{"job x -> started", "checkpoint -> completed 1", "process n=3 -> ok"}
 	replay := "simulate run --seed 5 --flink 1.10.1 --steps 2"
 	head := "seed 5 flink 1.10.1\njob x -> started\ncheckpoint -> completed 1\nprocess n=3 -> ok\n"
@@ -32,7 +32,7 @@ func TestReportText(t *testing.T) {
 		{"fail", []sim.Violation{known, bad}, "fail", head +
 			"# known issue FLINK-16638 at step 0 (checkpoint): keyed-state: lost keys\n" +
 			"# violation at step 1 (process n=3): splits: split 2 twice\n" +
-			"#   (-want +got):\n#       []int{\n#     - 1,\n#     + 2,\n#       }\n" +
+			"#   (-want +got):\n#     - 2: 10\n#     + 2: 12\n" +
 			"# FAIL: 1 violation, plus 1 finding of known Flink issues (FLINK-16638)\n" +
 			"# To reproduce: " + replay + "\n"},
 	} {
