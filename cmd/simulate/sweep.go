@@ -269,11 +269,11 @@ func (e *env) sweepVersions(cfg sweepConfig) int {
 // plan's (MinFile) if it has one, into dir
 // atomically: a temporary file, synced and renamed into place.
 func saveFailure(dir string, r sweep.Report) error {
-	name, data := r.FailureFile()
+	name, data := r.FailureFile(filepath.ToSlash(dir))
 	if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
 		return err
 	}
-	if name, data, ok := r.MinFile(); ok {
+	if name, data, ok := r.MinFile(filepath.ToSlash(dir)); ok {
 		return atomicfile.WriteFile(filepath.Join(dir, name), data)
 	}
 	return nil

@@ -66,7 +66,7 @@ func TestReplayCommand(t *testing.T) {
 func TestParseScenario(t *testing.T) {
 	p := sim.Generate(9, model.Flink1101, 4)
 	r := Report{Outcome: sim.RunSafe(p), Replay: RunCommand(9, model.Flink1101, 4)}
-	_, file := r.FailureFile()
+	_, file := r.FailureFile(".")
 	for name, text := range map[string]string{"plan": p.Render(), "report": r.Text(), "failure file": string(file)} {
 		got, err := ParseScenario([]byte(text))
 		if err != nil {
@@ -89,12 +89,12 @@ func TestParseScenario(t *testing.T) {
 func TestMinFileAndShrunkText(t *testing.T) {
 	o := sim.RunSeed(3, model.Flink118, 6)
 	r := NewReport(o)
-	if _, _, ok := r.MinFile(); ok {
+	if _, _, ok := r.MinFile("."); ok {
 		t.Fatal("a report without a shrunk plan has a MinFile")
 	}
 	m := sim.RunSafe(sim.Plan{Seed: o.Plan.Seed, Version: o.Plan.Version, Job: o.Plan.Job, Steps: o.Plan.Steps[:2]})
 	r.Min = &m
-	name, data, ok := r.MinFile()
+	name, data, ok := r.MinFile(".")
 	if !ok || name != "seed-3-flink-1.18-steps-6-min.txt" {
 		t.Fatalf("MinFile name %q, ok %t", name, ok)
 	}
@@ -109,5 +109,24 @@ func TestMinFileAndShrunkText(t *testing.T) {
 	}
 	if got := Command("replay x"); got != "simulate replay x" {
 		t.Errorf("Command in a normal build = %q", got)
+	}
+}
+
+// TestFailureFilesReplayFromWhereTheyAre: the replay hints of a saved failing seed name the file
+// with the directory it was saved in (quoted for a shell), so that pasted as written they run
+// it (issue 28: "(or: simulate replay seed-….txt)" named no directory).
+func TestFailureFilesReplayFromWhereTheyAre(t *testing.T) {
+	o := sim.RunSeed(3, model.Flink118, 6)
+	r := NewReport(o)
+	m := sim.RunSafe(sim.Plan{Seed: o.Plan.Seed, Version: o.Plan.Version, Job: o.Plan.Job, Steps: o.Plan.Steps[:2]})
+	m.Violations = []sim.Violation{{Step: 1, Invariant: "splits", Detail: "made up"}}
+	r.Min = &m
+	_, data := r.FailureFile("out dir/failures")
+	if want := "(or: simulate replay 'out dir/failures/seed-3-flink-1.18-steps-6.txt')"; !strings.Contains(string(data), want) {
+		t.Errorf("FailureFile lacks %q:\n%s", want, data)
+	}
+	_, data, _ = r.MinFile("failures")
+	if want := "\n# # To reproduce: simulate replay failures/seed-3-flink-1.18-steps-6-min.txt\n"; !strings.Contains(string(data), want) {
+		t.Errorf("MinFile lacks %q:\n%s", want, data)
 	}
 }
