@@ -160,7 +160,7 @@ func TestShardFlowEndToEnd(t *testing.T) {
 		procs = append(procs, p)
 	}
 	for _, p := range procs {
-		if err := p.cmd.Wait(); err != nil && p.cmd.ProcessState.ExitCode() != 1 || p.stderr.Len() > 0 {
+		if err := p.cmd.Wait(); err != nil && p.cmd.ProcessState.ExitCode() != 1 || !onlyProgress(p.stderr.String()) {
 			t.Fatalf("%s: %v, stderr %q", p.cmd, err, p.stderr.String())
 		}
 	}
@@ -185,17 +185,23 @@ func TestShardFlowEndToEnd(t *testing.T) {
 }
 
 // runBin runs the built binary and returns its stdout and exit code (0 or 1; anything else, or
-// a word on stderr, fails the test).
+// a word on stderr but progress lines, fails the test).
 func runBin(t *testing.T, bin, dir string, args ...string) (string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	c := exec.Command(bin, args...)
 	c.Stdout, c.Stderr, c.Dir = &stdout, &stderr, dir
 	err := c.Run()
-	if code := c.ProcessState.ExitCode(); err != nil && code != 1 || stderr.Len() > 0 {
+	if code := c.ProcessState.ExitCode(); err != nil && code != 1 || !onlyProgress(stderr.String()) {
 		t.Fatalf("simulate %q: %v, stderr %q", args, err, stderr.String())
 	}
 	return stdout.String(), c.ProcessState.ExitCode()
+}
+
+// onlyProgress reports whether stderr holds nothing but a sweep's progress lines (a slow
+// machine may take more than their interval).
+func onlyProgress(stderr string) bool {
+	return regexp.MustCompile(`^(sweep: \d+ of \d+ seeds [^\n]*\n)*$`).MatchString(stderr)
 }
 
 // TestSummarizeBinaryQuoted: a file that is not JSON is refused quoting the start of the line,
