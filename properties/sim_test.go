@@ -151,12 +151,21 @@ func (m *simModel) actions(maxSteps int) map[string]func(*rapid.T) {
 		"checkpoint":       guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Checkpoint}) }),
 		"checkpoint-abort": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Checkpoint, Abort: true}) }),
 		"savepoint":        guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Savepoint}) }),
+		// A fail step names a subtask of the job the plan describes at that step (sim.ParsePlan
+		// refuses any other index); the run takes it modulo the job actually running.
 		"fail": guard(func(t *rapid.T) {
 			v := rapid.IntRange(0, m.cur.NumVertices()-1).Draw(t, "vertex")
-			m.add(sim.Step{Kind: sim.Fail, Vertex: v, Subtask: rapid.IntRange(0, 3).Draw(t, "subtask")})
+			if !m.cur.HasKeyed() && v == 1 {
+				v = 0
+			}
+			m.add(sim.Step{Kind: sim.Fail, Vertex: v, Subtask: rapid.IntRange(0, m.cur.Parallelism(v)-1).Draw(t, "subtask")})
 		}),
 		"fail-during-checkpoint": guard(func(t *rapid.T) {
-			m.add(sim.Step{Kind: sim.Checkpoint, Abort: true}, sim.Step{Kind: sim.Fail, Vertex: rapid.IntRange(0, 1).Draw(t, "vertex")})
+			v := rapid.IntRange(0, 1).Draw(t, "vertex")
+			if !m.cur.HasKeyed() {
+				v = 0
+			}
+			m.add(sim.Step{Kind: sim.Checkpoint, Abort: true}, sim.Step{Kind: sim.Fail, Vertex: v})
 		}),
 		"retain": guard(func(t *rapid.T) { m.add(sim.Step{Kind: sim.Retain, N: rapid.IntRange(1, 3).Draw(t, "retained")}) }),
 		"tm-restart": guard(func(t *rapid.T) {

@@ -80,7 +80,9 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 	if j.HasKeyed() && newStream(seed, streamUnaligned).IntN(4) == 0 {
 		j.Unaligned = true
 	}
-	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
+	p := Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
+	fitFailSteps(&p)
+	return p
 }
 
 // WideParallelism is the parallelism from which Flink's default max parallelism exceeds 128

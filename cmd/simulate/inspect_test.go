@@ -284,3 +284,24 @@ func TestInspectDocs(t *testing.T) {
 	checkDocExample(t, "../../docs/inspect.md", "$ simulate inspect chk-1            # kafka-enum1.metadata copied to chk-1/_metadata\n",
 		filepath.Dir(dir), "inspect", dir)
 }
+
+// TestEmptyPathRefused: an empty PATH or FILE argument is bad input, not the current directory
+// (issue 28: inspect "" read the working directory).
+func TestEmptyPathRefused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"simulate inspect: an empty path (want a _metadata file, a checkpoint directory or a URL)", []string{"inspect", ""}},
+		{"simulate inspect: an empty path", []string{"inspect", "", "--latest"}},
+		{"simulate plan: an empty path", []string{"plan", "", "--parallelism", "2"}},
+		{"simulate diff: an empty path", []string{"diff", "", ""}},
+		{"simulate locate: an empty path", []string{"locate", "1", "", "--key-type", "int"}},
+		{`simulate replay: an empty file name ("-" reads stdin)`, []string{"replay", ""}},
+		{`simulate summarize: an empty file name ("-" reads stdin)`, []string{"summarize", ""}},
+	} {
+		code, out, errs := runCLI(t, "", c.args...)
+		wantUsageError(t, c.want, code, out, errs)
+	}
+}

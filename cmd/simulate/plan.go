@@ -100,7 +100,8 @@ func runPlan(e *env, args []string) int {
 	var uf uidFlags
 	uf.register(fset)
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
-	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
+	flinkFlag := fset.String("flink", savepointFlinkDefault.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
+	fset.Description += "\n\n" + savepointFlinkNote
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
 	partitioner := savepoint.DefaultChannelPartitioner
 	fset.Var(&partitioner, "channel-partitioner", "the partitioner `P` (FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH, GLOBAL, BROADCAST or CUSTOM) assumed on the edges of in-flight channel state that no job-file vertex input gives (inputs: [{from: V, partitioner: P}], docs/plan.md)")
