@@ -8,6 +8,16 @@
 //	MurmurHash                          MathUtils.murmurHash(int)
 //	JavaIntHash, JavaLongHash, …        Integer/Long/String/Boolean/Double/Float/Short/Byte/Character.hashCode
 //	FlinkTupleHash, JavaListHash        TupleN.hashCode, java.util.List.hashCode
+//	SQLType, SQLTypeRoot                table.types.logical.LogicalType (CharType, VarCharType, BinaryType, VarBinaryType,
+//	                                    DecimalType, TimeType, TimestampType, LocalZonedTimestampType, …), LogicalTypeRoot
+//	SQLValue                            the internal data of a key field (StringData, DecimalData, TimestampData, …)
+//	SQLKeyRow                           a SQL job's key selector: BinaryRowDataKeySelector over the generated projection
+//	                                    (BinaryWriter.write per type root, CodeGenUtils.binaryWriterWriteNull), copy()
+//	BinaryRowWriter                     table.data.writer.BinaryRowWriter, AbstractBinaryWriter (writeString, writeBinary,
+//	                                    writeDecimal, writeTimestamp, setNullAt, complete)
+//	BinaryRowData, BinaryRowData.HashCode table.data.binary.BinaryRowData, BinaryRowData.hashCode (BinarySegmentUtils.hashByWords,
+//	                                    MurmurHashUtils.hashBytesByWords, seed 42)
+//	BinaryRowBitSetWidth                BinaryRowData.calculateBitSetWidthInBytes
 //	CheckParallelismPreconditions       KeyGroupRangeAssignment.checkParallelismPreconditions
 //	ComputeKeyGroupForKeyHash           KeyGroupRangeAssignment.computeKeyGroupForKeyHash
 //	ComputeOperatorIndexForKeyGroup     KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup

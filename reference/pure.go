@@ -27,6 +27,8 @@ func (j *JVM) request(req map[string]any, out any) error {
 		return fmt.Errorf("%w (Flink %s): not JSON: %.200s", ErrJVM, j.Version, l)
 	}
 	if refusal.Error != nil {
+		refusal.Error.Version = j.Version
+		refusal.Error.Message = strings.Join(strings.Fields(refusal.Error.Message), " ")
 		return refusal.Error
 	}
 	if err := json.Unmarshal(l, out); err != nil {
@@ -35,17 +37,6 @@ func (j *JVM) request(req map[string]any, out any) error {
 	return nil
 }
 
-// Refusal is an exception of Flink's (or the driver's) as the driver reports it.
-type Refusal struct {
-	Stage   string `json:"stage"`
-	Class   string `json:"class"`
-	Message string `json:"message"`
-	At      string `json:"at"`
-}
-
-func (r *Refusal) Error() string {
-	return r.Class + ": " + strings.Join(strings.Fields(r.Message), " ")
-}
 
 // KeyGroup is Flink's answer for one key: its Java hashCode, key group and subtask.
 type KeyGroup struct {

@@ -320,7 +320,7 @@ func parseJob(tokens []string) (Job, error) {
 		return Job{}, fmt.Errorf("keys=%q: want TYPE/DISTRIBUTION/COUNT[/extreme], e.g. int/uniform/100", m["keys"])
 	}
 	if j.KeyType = KeyType(lookup(keyTypeNames, kp[0])); j.KeyType == 0 {
-		return Job{}, fmt.Errorf("unknown key type %q (want int, long or string)", kp[0])
+		return Job{}, fmt.Errorf("unknown key type %q (want int, long, string or row)", kp[0])
 	}
 	if j.KeyDist = KeyDist(lookup(keyDistNames, kp[1])); j.KeyDist == 0 {
 		return Job{}, fmt.Errorf("unknown key distribution %q (want uniform, zipf, hot or sequential)", kp[1])

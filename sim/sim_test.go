@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 func TestRenderParseRoundTrip(t *testing.T) {
@@ -133,5 +134,33 @@ func TestSeedsHaveOnlyKnownFindings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRowKeys checks the keys of KeyRow jobs, plain and extreme: every display form reads back
+// (hashOfKey, through model/sqlkey) to the hash keyOf gave it, the oracle's independent
+// BinaryRowData layout agrees, and distinct key indexes are distinct keys.
+func TestRowKeys(t *testing.T) {
+	for _, values := range []KeyValues{PlainKeys, ExtremeKeys} {
+		seen := map[string]int{}
+		for k := range 3000 {
+			name, h := keyOf(KeyRow, values, k)
+			if got := hashOfKey(KeyRow, name); got != h {
+				t.Fatalf("key %d %s: keyOf hash %d, hashOfKey %d", k, name, h, got)
+			}
+			if got, err := oracle.HashCode(oracle.Row, name); err != nil || got != h {
+				t.Fatalf("key %d %s: keyOf hash %d, oracle %d (%v)", k, name, h, got, err)
+			}
+			if j, dup := seen[name]; dup {
+				t.Fatalf("keys %d and %d are both %s", j, k, name)
+			}
+			seen[name] = k
+		}
+	}
+	if name, _ := keyOf(KeyRow, PlainKeys, 5); name != `[null,"user-5"]` {
+		t.Errorf("key 5 is %s, want [null,\"user-5\"]", name)
+	}
+	if name, _ := keyOf(KeyRow, ExtremeKeys, 5); name != `[9223372036854775807,"abcdefgh"]` {
+		t.Errorf("extreme key 5 is %s", name)
 	}
 }
