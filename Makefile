@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK  = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test short race soak bench bench-fixed production lint mutants rewrite plots
+.PHONY: help build test short race soak bench bench-fixed production lint mutants rewrite plots reference-deps differential
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -10,8 +10,14 @@ help:            ## list the targets
 build:           ## build everything
 	$(GO) build ./...
 
-test:            ## the full test suite (what CI runs)
+test: reference-deps ## the full test suite (what CI runs; installs the reference's Java packages first)
 	$(GO) test ./...
+
+reference-deps:  ## install the JDK and Debian jars the reference (Flink's own classes) needs, when missing and root
+	@sh reference/install-deps.sh
+
+differential:    ## the model against Flink's own classes on every version with sources (CASES=20000)
+	$(GO) run ./cmd/simulate differential --flink 1.18,1.19,1.20,2.0,2.1,2.2,2.3,master --cases $(or $(CASES),20000)
 
 short:           ## the quick suite (-short)
 	$(GO) test -short ./...

@@ -30,6 +30,8 @@ type AssignmentInput struct {
 
 // Assignment is the result of AssignStates: per vertex, what each subtask restores.
 type Assignment struct {
+	// Version is AssignmentInput.Version, the Flink version the assignment models.
+	Version FlinkVersion
 	// Vertices correspond one to one, in order, to AssignmentInput.Vertices.
 	Vertices []VertexAssignment
 	// Unclaimed lists, in checkpoint order, the checkpointed operators that no operator took:
@@ -41,6 +43,8 @@ type Assignment struct {
 // VertexAssignment is the state assignment of one job vertex (Flink's TaskStateAssignment plus
 // the restore objects it sets on the vertex's executions).
 type VertexAssignment struct {
+	// Name is the vertex's JobVertex.Name.
+	Name        string
 	Parallelism int
 	// MaxParallelism is the vertex's max parallelism after the checks of SPEC §F.1 step 4.1,
 	// i.e. possibly adopted from the restored state.
@@ -229,9 +233,14 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 			}
 		}
 	}
-	for i := range in.Operators {
-		if _, ok := known[in.Operators[i].OperatorID]; !ok && !in.AllowNonRestoredState {
-			return nil, refuse(&NoOperatorForStateError{OperatorID: in.Operators[i].OperatorID}, in.Operators[i].OperatorID, "")
+	if !in.AllowNonRestoredState {
+		// Flink walks the checkpoint's HashMap<OperatorID, OperatorState> (the loader's:
+		// newHashMapWithExpectedSize(n), new HashMap<>(n) in 1.10.1, filled in checkpoint order),
+		// so with several unknown states it names the first in that map's order.
+		for _, i := range checkpointMapOrder(v, in.Operators) {
+			if _, ok := known[in.Operators[i].OperatorID]; !ok {
+				return nil, refuse(&NoOperatorForStateError{OperatorID: in.Operators[i].OperatorID}, in.Operators[i].OperatorID, "")
+			}
 		}
 	}
 
@@ -239,11 +248,12 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 	for i := range in.Operators {
 		remaining[in.Operators[i].OperatorID] = i
 	}
-	out := &Assignment{Vertices: make([]VertexAssignment, len(in.Vertices))}
+	out := &Assignment{Version: in.Version, Vertices: make([]VertexAssignment, len(in.Vertices))}
 	work := make([]vertexWork, len(in.Vertices))
 	for i := range in.Vertices {
 		work[i] = vertexWork{v: &in.Vertices[i], out: &out.Vertices[i],
 			maxPar: in.Vertices[i].MaxParallelism, configured: in.Vertices[i].MaxParallelismConfigured}
+		out.Vertices[i].Name = in.Vertices[i].Name
 		out.Vertices[i].Parallelism = in.Vertices[i].Parallelism
 		out.Vertices[i].MaxParallelism = in.Vertices[i].MaxParallelism
 		out.Vertices[i].Subtasks = make([]*TaskRestore, in.Vertices[i].Parallelism)
@@ -646,6 +656,23 @@ func javaHashMapPutOrder(ids []OperatorID) []int {
 	m := javamap.WithExpectedSize(operatorIDClass, len(ids))
 	for _, id := range ids {
 		m.Put(id)
+	}
+	return m.Order()
+}
+
+// checkpointMapOrder gives the iteration order (indexes into ops, whose IDs are distinct) of the
+// HashMap<OperatorID, OperatorState> Flink's checkpoint loader fills with ops in order:
+// CollectionUtil.newHashMapWithExpectedSize(n), new HashMap<>(n) in 1.10.1.
+func checkpointMapOrder(v FlinkVersion, ops []OperatorState) []int {
+	if len(ops) < 2 {
+		return []int{0}[:len(ops)]
+	}
+	m := javamap.WithExpectedSize(operatorIDClass, len(ops))
+	if v == Flink1101 {
+		m = javamap.WithInitialCapacity(operatorIDClass, len(ops))
+	}
+	for i := range ops {
+		m.Put(ops[i].OperatorID)
 	}
 	return m.Order()
 }

@@ -633,6 +633,24 @@ func TestAssignStatesChannelStateWithoutEdges(t *testing.T) {
 	}
 }
 
+// With several states no operator takes, Flink names the first in the iteration order of the
+// checkpoint's HashMap<OperatorID, OperatorState> (newHashMapWithExpectedSize(n); 1.10.1:
+// new HashMap<>(n)), not the first in checkpoint order. AbstractID.hashCode of these IDs is their
+// last byte, so a map of four buckets (1.18: expected size 2) or two (1.10.1: new HashMap<>(2))
+// puts 0x0c (bucket 0) before 0x0b (bucket 3, resp. 1).
+func TestAssignStatesCompletenessOrder(t *testing.T) {
+	var b, c, op OperatorID
+	b[15], c[15], op[15] = 0x0b, 0x0c, 0x0a
+	for _, v := range []FlinkVersion{Flink118, Flink1101, FlinkMaster} {
+		in := AssignmentInput{Version: v, CheckpointID: 1, Vertices: []JobVertex{saVertex("v", 2, 128, false, op)},
+			Operators: []OperatorState{{OperatorID: b, Parallelism: 1, MaxParallelism: 128}, {OperatorID: c, Parallelism: 1, MaxParallelism: 128}}}
+		var noOp *NoOperatorForStateError
+		if _, err := AssignStates(in); !errors.As(err, &noOp) || noOp.OperatorID != c {
+			t.Errorf("%v: error %v, want *NoOperatorForStateError for %v", v, err, c)
+		}
+	}
+}
+
 func TestAssignStatesCompleteness(t *testing.T) {
 	op, gone := saID(1), saID(2)
 	in := AssignmentInput{Version: Flink118, CheckpointID: 1, Vertices: []JobVertex{saVertex("v", 2, 128, false, op)},

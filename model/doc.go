@@ -8,6 +8,16 @@
 //	MurmurHash                          MathUtils.murmurHash(int)
 //	JavaIntHash, JavaLongHash, …        Integer/Long/String/Boolean/Double/Float/Short/Byte/Character.hashCode
 //	FlinkTupleHash, JavaListHash        TupleN.hashCode, java.util.List.hashCode
+//	SQLType, SQLTypeRoot                table.types.logical.LogicalType (CharType, VarCharType, BinaryType, VarBinaryType,
+//	                                    DecimalType, TimeType, TimestampType, LocalZonedTimestampType, …), LogicalTypeRoot
+//	SQLValue                            the internal data of a key field (StringData, DecimalData, TimestampData, …)
+//	SQLKeyRow                           a SQL job's key selector: BinaryRowDataKeySelector over the generated projection
+//	                                    (BinaryWriter.write per type root, CodeGenUtils.binaryWriterWriteNull), copy()
+//	BinaryRowWriter                     table.data.writer.BinaryRowWriter, AbstractBinaryWriter (writeString, writeBinary,
+//	                                    writeDecimal, writeTimestamp, setNullAt, complete)
+//	BinaryRowData, BinaryRowData.HashCode table.data.binary.BinaryRowData, BinaryRowData.hashCode (BinarySegmentUtils.hashByWords,
+//	                                    MurmurHashUtils.hashBytesByWords, seed 42)
+//	BinaryRowBitSetWidth                BinaryRowData.calculateBitSetWidthInBytes
 //	CheckParallelismPreconditions       KeyGroupRangeAssignment.checkParallelismPreconditions
 //	ComputeKeyGroupForKeyHash           KeyGroupRangeAssignment.computeKeyGroupForKeyHash
 //	ComputeOperatorIndexForKeyGroup     KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup
@@ -16,6 +26,7 @@
 //	ComputeDefaultMaxParallelism        KeyGroupRangeAssignment.computeDefaultMaxParallelism
 //	KeyGroupRange, EmptyKeyGroupRange   KeyGroupRange, KeyGroupRange.EMPTY_KEY_GROUP_RANGE
 //	KeyGroupRangeOffsets                KeyGroupRangeOffsets
+//	KeyGroupBytes                       a key group's bytes in its stream, as FullSnapshotRestoreOperation reads them (offset 0: empty)
 //	OperatorID                          jobgraph.OperatorID
 //	DistributionMode                    OperatorStateHandle.Mode
 //	StreamHandle                        StreamStateHandle (FileStateHandle, ByteStreamStateHandle, …)
@@ -34,6 +45,10 @@
 //	ChooseInitialHandle                 RocksDBIncrementalCheckpointUtils.chooseTheBestStateHandleForInitial
 //	RocksDBRestore                      RocksDBIncrementalRestoreOperation (restoreWithoutRescaling / restoreWithRescaling)
 //	AssignStates                        StateAssignmentOperation.assignStates
+//	CheckJobVertex                      DefaultVertexParallelismInfo (bounds), the ExecutionJobVertex constructor's
+//	                                    "parallelism higher than the max parallelism" JobException
+//	StreamHandle.hashCode               FileStateHandle / ByteStreamStateHandle.hashCode (Path's java.net.URI)
+//	NormalizeFlinkPath                  new Path(s).toString()
 //	LoadAndValidateCheckpoint           Checkpoints.loadAndValidateCheckpoint
 //	CompletedCheckpoint                 checkpoint.CompletedCheckpoint
 //	SharedStateRegistry                 SharedStateRegistryImpl (1.15+ last-use tracking)

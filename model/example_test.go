@@ -48,3 +48,10 @@ func ExampleJavaLongHash() {
 	fmt.Println(model.JavaLongHash(1), model.JavaLongHash(4294967296), model.JavaLongHash(-1))
 	// Output: 1 1 0
 }
+
+func ExampleKeyGroupBytes() {
+	// A handle of key groups 0..3 in a 40-byte stream: key groups 1 and 3 hold no data (offset
+	// 0), key group 0 runs to key group 2's offset, key group 2 to the end of the stream.
+	fmt.Println(model.KeyGroupBytes([]int64{5, 0, 12, 0}, 40))
+	// Output: [7 0 28 0]
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 
 	"github.com/restoresim/restoresim/model/internal/mutant"
@@ -143,4 +144,70 @@ func (o KeyGroupRangeOffsets) Intersection(r KeyGroupRange) KeyGroupRangeOffsets
 	from := in.Start - o.Range.Start
 	to := from + in.NumberOfKeyGroups()
 	return KeyGroupRangeOffsets{Range: in, Offsets: o.Offsets[from:to:to]} // (shared, read only)
+}
+
+// KeyGroupBytes gives the bytes of each key group of a key-groups handle whose stream is
+// streamSize bytes long and holds the key groups at offsets (KeyGroupRangeOffsets.Offsets, in
+// range order): one number per offset, in the same order. It is the byte rule every command
+// uses (inspect, locate, diff and plan).
+//
+// Flink's snapshot strategies write each key group's data at its offset, one after the other;
+// a key group without data keeps offset 0 (RocksDB full and canonical savepoints), and
+// FullSnapshotRestoreOperation skips it on restore (`if (0L != offset)`, "not empty
+// key-group?"). So offset 0 is an empty key group, 0 bytes; any other key group runs from its
+// offset to the next larger offset of the handle, the last to the end of the stream. An offset
+// that is not positive, or at or past the stream's end, gives 0 bytes.
+func KeyGroupBytes(offsets []int64, streamSize int64) []int64 {
+	out := make([]int64, len(offsets))
+	ends := sortedPositive(offsets)
+	j := 0         // ends[j] is the first end larger than the last positive offset seen
+	var last int64 // the last positive offset seen
+	for i, off := range offsets {
+		if off <= 0 {
+			continue
+		}
+		if off < last { // (not written by Flink: its offsets do not decrease)
+			var found bool
+			if j, found = slices.BinarySearch(ends, off); found {
+				j++
+			}
+		}
+		for j < len(ends) && ends[j] <= off {
+			j++
+		}
+		last = off
+		end := streamSize
+		if j < len(ends) && ends[j] < end && !mutant.On(mutant.PlanBytesToStreamEnd) {
+			end = ends[j]
+		}
+		if end > off {
+			out[i] = end - off
+		}
+	}
+	return out
+}
+
+// sortedPositive gives the distinct positive offsets in ascending order (offs itself when they
+// are positive and increasing already; read only).
+func sortedPositive(offs []int64) []int64 {
+	n, increasing := 0, true
+	for i, o := range offs {
+		if o > 0 {
+			n++
+		}
+		if o <= 0 || i > 0 && o <= offs[i-1] {
+			increasing = false
+		}
+	}
+	if increasing {
+		return offs
+	}
+	s := make([]int64, 0, n)
+	for _, o := range offs {
+		if o > 0 {
+			s = append(s, o)
+		}
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
 }

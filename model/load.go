@@ -130,6 +130,13 @@ func LoadAndValidateCheckpoint(in LoadInput) (*CompletedCheckpoint, error) {
 					adopt = true
 				}
 				if !adopt {
+					// Flink formats the CheckpointMetadata object here, not the pointer:
+					// CheckpointMetadata.toString is "Checkpoint Metadata" (verified by running
+					// Flink's code: reference.TestLoadAndValidate). 1.10.1 is kept as read.
+					name := name
+					if v != Flink1101 {
+						name = "Checkpoint Metadata"
+					}
 					return nil, refuse(&MaxParallelismMismatchError{Checkpoint: name, OperatorID: os.OperatorID,
 						StateMaxParallelism: os.MaxParallelism, VertexMaxParallelism: vx.MaxParallelism}, os.OperatorID, vx.Name)
 				}

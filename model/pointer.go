@@ -225,7 +225,11 @@ func (p FlinkPath) Child(name string) FlinkPath {
 // characters: "this-is_not/a#filepath.at.all" is a valid relative path (and resolving it fails
 // because nothing exists there, which is also an IOException in Flink).
 func ParseFlinkPath(s string) (FlinkPath, error) {
-	s = strings.TrimSpace(s)
+	return parseFlinkPath(strings.TrimSpace(s))
+}
+
+// parseFlinkPath is ParseFlinkPath without the trimming (Path(String) itself does not trim).
+func parseFlinkPath(s string) (FlinkPath, error) {
 	if s == "" {
 		return FlinkPath{}, errors.New("can not create a Path from an empty string")
 	}

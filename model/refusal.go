@@ -44,6 +44,9 @@ const (
 	CheckChannelStateNoStateDescriptor Check = "channel-state-no-state-descriptor"
 	// CheckMaxParallelismAgreement: ErrMaxParallelismDisagreement (master only, FLINK-40113).
 	CheckMaxParallelismAgreement Check = "max-parallelism-agreement"
+	// CheckVertexParallelism: ErrVertexParallelism (CheckJobVertex: Flink cannot build the new
+	// job's vertex).
+	CheckVertexParallelism Check = "vertex-parallelism"
 	// CheckRestore: any other refusal of the restore path (a key-group partition or an
 	// operator-state repartitioning that fails).
 	CheckRestore Check = "restore"
@@ -69,6 +72,7 @@ var checkTable = []struct {
 	{CheckChannelStateUnsupportedRescale, ErrUnsupportedRescale},
 	{CheckChannelStateNoStateDescriptor, ErrNoStateDescriptor},
 	{CheckMaxParallelismAgreement, ErrMaxParallelismDisagreement},
+	{CheckVertexParallelism, ErrVertexParallelism},
 	{CheckRestore, nil},
 }
 

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// Every refusal path of LoadAndValidateCheckpoint, AssignStates and KeyedStateHandlesForSubtask
-// gives a *RefusalError (errors.As) that names its check (one of Checks) and its operator, wraps
-// the check's own typed error and sentinel, and keeps that error's message unchanged.
+// Every refusal path of LoadAndValidateCheckpoint, AssignStates, KeyedStateHandlesForSubtask and
+// CheckJobVertex gives a *RefusalError (errors.As) that names its check (one of Checks) and its
+// operator, wraps the check's own typed error and sentinel, and keeps that error's message
+// unchanged.
 func TestRefusalsAreTyped(t *testing.T) {
 	a, b := saID(1), saID(2)
 	withState := func(id OperatorID, p, maxPar int) OperatorState { return saOperatorState(id, p, maxPar, true) }
@@ -50,6 +51,8 @@ func TestRefusalsAreTyped(t *testing.T) {
 		parBound  *ParallelismOutOfBoundsError
 		pointwise *UnsupportedRescaleError
 		noState   *NoStateDescriptorError
+		above     *VertexParallelismAboveMaxError
+		vxBounds  *VertexParallelismOutOfBoundsError
 	}
 	c := saID(3)
 	edged := func(name string, p int, id OperatorID, edges ...JobEdge) JobVertex {
@@ -106,6 +109,10 @@ func TestRefusalsAreTyped(t *testing.T) {
 			CheckChannelStateNoStateDescriptor, &b, "down", &typed.noState, "Cannot get old subtasks from a descriptor that represents no state."},
 		{"repartitioning fails", assign(Flink118, []JobVertex{saVertex("v", 3, 128, false, a)}, badMode),
 			CheckRestore, &a, "v", &typed.malform, "vertex v, operator " + a.String() + ", managed operator state"},
+		{"vertex parallelism above its max parallelism", func() error { return CheckJobVertex(Flink118, saVertex("v", 8, 4, true, a)) },
+			CheckVertexParallelism, nil, "v", &typed.above, "Vertex v's parallelism (8) is higher than the max parallelism (4)."},
+		{"vertex max parallelism out of bounds", func() error { return CheckJobVertex(Flink118, saVertex("v", 8, 40000, true, a)) },
+			CheckVertexParallelism, nil, "v", &typed.vxBounds, "Setting max parallelism is not in valid bounds (1..32768), found: 40000"},
 		{"key-group partition fails (1.10.1 adopts an out-of-bounds max parallelism)", assign(Flink1101, []JobVertex{saVertex("v", 2, 128, false, a)}, saOperatorState(a, 2, 40000, false)),
 			CheckRestore, nil, "v", &typed.parBound, "vertex v: key-group partitions"},
 	}

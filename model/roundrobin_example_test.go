@@ -7,7 +7,8 @@ import (
 )
 
 // A source with parallelism 2 keeps its partition offsets in list state (SPLIT_DISTRIBUTE) and
-// a rule set in broadcast state; the job is restored with parallelism 3.
+// a rule set in broadcast state; the job is restored with parallelism 3. Each new subtask gets
+// its handles in the order of Flink's HashMap keyed by their streams' hash codes (op-1 first).
 func ExampleRepartitionOperatorState() {
 	previous := [][]model.OperatorStateHandle{
 		{{
@@ -45,11 +46,11 @@ func ExampleRepartitionOperatorState() {
 	//   chk-7/op-0 offsets SPLIT_DISTRIBUTE offsets [0 40]
 	//   chk-7/op-0 rules   BROADCAST        offsets [120]
 	// new subtask 1:
-	//   chk-7/op-0 offsets SPLIT_DISTRIBUTE offsets [80]
 	//   chk-7/op-1 offsets SPLIT_DISTRIBUTE offsets [0]
 	//   chk-7/op-1 rules   BROADCAST        offsets [80]
+	//   chk-7/op-0 offsets SPLIT_DISTRIBUTE offsets [80]
 	// new subtask 2:
-	//   chk-7/op-0 rules   BROADCAST        offsets [120]
 	//   chk-7/op-1 offsets SPLIT_DISTRIBUTE offsets [40]
+	//   chk-7/op-0 rules   BROADCAST        offsets [120]
 	// new parallelism must be positive: 0
 }

@@ -14,17 +14,24 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/restoresim/restoresim/model/internal/javamap"
 )
 
-// TestRepartitionOperatorStateAgainstJDK runs RepartitionOperatorState and an independent
-// implementation of SPEC §E in Java (jdkOracleSource, written from the spec, not from Flink's
-// source) on the same random inputs and compares the results. The Java side uses the real
-// java.util.HashMap (computeIfAbsent, iteration order, resizes, tree bins, String.compareTo
-// over UTF-16), java.util.BitSet.size() and map put semantics, so it checks what the golden
-// vectors cover only thinly: many SPLIT_DISTRIBUTE names with colliding hashes (tree bins),
-// streams shared by several handles, one name in several modes, P_old in 63..129 for the BitSet
-// quirk, unchanged parallelism with partly reported broadcast state, and Flink's
-// Collectors.toMap duplicate-key failure. Skipped with -short or without a JDK on PATH.
+// TestRepartitionOperatorStateAgainstJDK runs RepartitionOperatorState and Flink's
+// RoundRobinOperatorStateRepartitioner transcribed into Java (jdkOracleSource) on the same
+// random inputs and compares the results, in order: which handles and states each new subtask
+// receives, the order of its handles (the iteration order of Flink's HashMap keyed by the
+// delegates' hashCode) and the order of each handle's states (its own name map's). The Java
+// side uses the real java.util.HashMap (computeIfAbsent and put, iteration order, resizes, tree
+// bins of names, String.compareTo over UTF-16), java.net.URI for the delegates' hash codes,
+// BitSet.size() and Collectors.toMap; each old handle's states go in in list order, into the map
+// Flink's metadata loader makes, and reach the model in that map's iteration order (as the
+// model's metadata reader gives them). It checks what the golden vectors cover only thinly:
+// many SPLIT_DISTRIBUTE names with colliding hashes (tree bins), delegates whose hash codes
+// collide, streams shared by several handles, one name in several modes, P_old in 63..129 for
+// the BitSet quirk, unchanged parallelism with partly reported broadcast state, and
+// Collectors.toMap's duplicate-key failure. Skipped with -short or without a JDK on PATH.
 func TestRepartitionOperatorStateAgainstJDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs a Java program")
@@ -47,6 +54,7 @@ func TestRepartitionOperatorStateAgainstJDK(t *testing.T) {
 	var in strings.Builder
 	texts := map[string]string{}
 	want := map[string][]string{} // the Go model's lines, by case header
+	treeKept := map[string]bool{} // see jdkLoaderTree
 	for id := range cases {
 		oldP, newP, prev := jdkRandomCase(rng)
 		for _, v := range []FlinkVersion{Flink118, Flink1101} {
@@ -55,6 +63,7 @@ func TestRepartitionOperatorStateAgainstJDK(t *testing.T) {
 			texts[key] = text
 			in.WriteString(text)
 			want[key] = jdkModelLines(v, prev, newP)
+			treeKept[key] = oldP == newP && jdkLoaderTree(v, prev)
 		}
 	}
 	cmd := exec.Command(java, "-cp", dir, "Oracle")
@@ -75,17 +84,23 @@ func TestRepartitionOperatorStateAgainstJDK(t *testing.T) {
 			got[cur] = append(got[cur], l)
 		}
 	}
-	for _, lines := range got {
-		slices.Sort(lines) // the oracle sorts by String.compareTo (UTF-16), the model by bytes
-	}
 	if len(got) != len(want) {
 		t.Fatalf("the Java oracle answered %d cases, want %d", len(got), len(want))
 	}
-	failures := 0
+	failures, trees := 0, 0
 	for id := range cases {
 		for _, v := range []FlinkVersion{Flink118, Flink1101} {
 			key := fmt.Sprintf("case %d %s", id, jdkVersion(v))
-			if diff := cmp.Diff(got[key], want[key]); diff != "" {
+			diff := cmp.Diff(got[key], want[key])
+			if diff != "" && treeKept[key] {
+				// The model's known limit (see jdkLoaderTree): the same handles and states,
+				// in another order.
+				if slices.Equal(statesSorted(got[key]), statesSorted(want[key])) {
+					trees++
+					continue
+				}
+			}
+			if diff != "" {
 				t.Errorf("%s (seed %d): the model differs from the JDK oracle (-jdk +model):\n%s\ninput:\n%s", key, seed, diff, texts[key])
 				if failures++; failures == 3 {
 					t.FailNow()
@@ -93,6 +108,42 @@ func TestRepartitionOperatorStateAgainstJDK(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d of %d cases differ in the order of a kept handle's states, whose loader map had a tree bin (the model's known limit)", trees, 2*cases)
+}
+
+// statesSorted sorts the S lines of each handle (the lines after an H line), keeping the rest.
+func statesSorted(lines []string) []string {
+	out := slices.Clone(lines)
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && strings.HasPrefix(out[j], "S ") {
+			j++
+		}
+		slices.Sort(out[i+1 : j])
+		i = j
+	}
+	return out
+}
+
+// jdkLoaderTree reports whether some old handle's name map, as Flink's loader fills it, holds
+// a tree bin (more than javamap.TreeifyThreshold names in one bucket). At unchanged parallelism
+// Flink then adds UNION and BROADCAST names to that very map; the model rebuilds it from the
+// States' iteration order, not the loader's insertion order, which it does not have, and a tree
+// bin built in another order can iterate in another order.
+func jdkLoaderTree(v FlinkVersion, prev [][]OperatorStateHandle) bool {
+	for _, hs := range prev {
+		for _, h := range hs {
+			c := javamap.RequiredCapacity(len(h.States))
+			if v == Flink1101 {
+				c = len(h.States)
+			}
+			hash := func(k int) int32 { return javamap.StringHashCode(h.States[k].Name) }
+			if _, _, load := javamap.PutOrder(len(h.States), hash, c); load > javamap.TreeifyThreshold {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func jdkVersion(v FlinkVersion) string {
@@ -102,10 +153,19 @@ func jdkVersion(v FlinkVersion) string {
 	return "118"
 }
 
-// jdkModelLines runs the model and prints its result as the oracle does: one "H subtask
-// stream" line per handle, one "S subtask stream name mode offsets…" line per state, sorted.
+// jdkModelLines runs the model and prints its result as the oracle does, in order: one
+// "H subtask stream" line per handle, one "S subtask stream name mode offsets…" line per state.
+// Each old handle's states are first put in the iteration order of the map Flink's loader
+// builds (LoadedOperatorStates).
 func jdkModelLines(v FlinkVersion, prev [][]OperatorStateHandle, newP int) []string {
-	res, err := RepartitionOperatorState(v, prev, newP)
+	loaded := make([][]OperatorStateHandle, len(prev))
+	for j, hs := range prev {
+		loaded[j] = make([]OperatorStateHandle, len(hs))
+		for k, h := range hs {
+			loaded[j][k] = OperatorStateHandle{Delegate: h.Delegate, States: LoadedOperatorStates(v, h.States)}
+		}
+	}
+	res, err := RepartitionOperatorState(v, loaded, newP)
 	if errors.Is(err, ErrDuplicateDelegate) {
 		return []string{"error duplicate"}
 	}
@@ -126,7 +186,6 @@ func jdkModelLines(v FlinkVersion, prev [][]OperatorStateHandle, newP int) []str
 			}
 		}
 	}
-	slices.Sort(lines)
 	return lines
 }
 
@@ -216,6 +275,7 @@ func jdkRandomCase(rng *rand.Rand) (oldP, newP int, prev [][]OperatorStateHandle
 	}
 	inconsistent := rng.IntN(10) == 0
 	shared := rng.IntN(100) < 15
+	collidingPaths := rng.IntN(100) < 25
 	nextDelegate, nextOffset := 0, int64(0)
 	large := oldP > 20
 	prev = make([][]OperatorStateHandle, oldP)
@@ -232,7 +292,7 @@ func jdkRandomCase(rng *rand.Rand) (oldP, newP int, prev [][]OperatorStateHandle
 			} else {
 				nextDelegate++
 			}
-			h := OperatorStateHandle{Delegate: StreamHandle{Path: strconv.Itoa(d)}}
+			h := OperatorStateHandle{Delegate: StreamHandle{Path: jdkDelegatePath(d, collidingPaths)}}
 			maxStates := 40
 			if large {
 				maxStates = 3
@@ -259,6 +319,26 @@ func jdkRandomCase(rng *rand.Rand) (oldP, newP int, prev [][]OperatorStateHandle
 	return oldP, newP, prev
 }
 
+// jdkDelegatePath names delegate stream d: a relative path, an absolute one or a file: URI;
+// with colliding, the first eight are relative paths of equal String.hashCode (so equal
+// FileStateHandle hash codes, in one bucket: eight keep the merge maps' buckets lists, whose
+// order is the insertion order, where more would make a tree bin ordered by identity hash codes
+// that no model can know).
+func jdkDelegatePath(d int, colliding bool) string {
+	if colliding && d < 8 {
+		return jdkCollidingPaths[d]
+	}
+	switch d % 3 {
+	case 0:
+		return strconv.Itoa(d)
+	case 1:
+		return "/ckpt/chk-1/" + strconv.Itoa(d)
+	}
+	return "file:///ckpt/chk-1/op-" + strconv.Itoa(d)
+}
+
+var jdkCollidingPaths = []string{"AaAaAa", "AaAaBB", "AaBBAa", "AaBBBB", "BBAaAa", "BBAaBB", "BBBBAa", "BBBBBB"}
+
 func sortedUnique(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
@@ -275,17 +355,63 @@ func TestJDKNamePoolCollides(t *testing.T) {
 	}
 }
 
-// jdkOracleSource is the Java side of TestRepartitionOperatorStateAgainstJDK.
+// jdkOracleSource is the Java side of TestRepartitionOperatorStateAgainstJDK: Flink's
+// RoundRobinOperatorStateRepartitioner (release-1.18) transcribed onto plain classes — the
+// delegate D with FileStateHandle's equals and hashCode (the java.net.URI of Flink's
+// Path(String), transcribed in flinkPath), StateMetaInfo, OperatorStreamStateHandle — with the
+// real JDK collections: the metadata loader's name maps (newHashMapWithExpectedSize filled in
+// list order), groupByStateMode's HashMaps, collectStates and Collectors.toMap, the merge maps,
+// BitSet.size(). The 1.10.1 variant ("1101") is the model's reconstruction: new HashMap<>(n)
+// where 1.18 sizes with newHashMapWithExpectedSize, the union names collected without the
+// Collectors.toMap copy, no broadcast redistribution at unchanged parallelism.
 const jdkOracleSource = `import java.io.*;
+import java.net.*;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
-// Independent oracle for SPEC §E, written from the spec, using the real JDK HashMap and BitSet.
 public class Oracle {
-    static final class D { final int id; D(int id){this.id=id;} public boolean equals(Object o){return o instanceof D && ((D)o).id==id;} public int hashCode(){return Integer.hashCode(id)*31+7;} }
-    static final class Meta { final long[] offs; final String mode; Meta(long[] o,String m){offs=o;mode=m;} }
-    static final class H { final D d; final Map<String,Meta> states; H(D d, Map<String,Meta> s){this.d=d;states=s;} }
-    static final class E { final D d; final Meta m; E(D d, Meta m){this.d=d;this.m=m;} }
+    static URI flinkPath(String pathString) throws URISyntaxException {
+        if (pathString.length() >= 2 && pathString.charAt(1) == ':' && Character.isLetter(pathString.charAt(0))) pathString = "/" + pathString;
+        String scheme = null, authority = null;
+        int start = 0;
+        final int colon = pathString.indexOf(':');
+        final int slash = pathString.indexOf('/');
+        if ((colon != -1) && ((slash == -1) || (colon < slash))) { scheme = pathString.substring(0, colon); start = colon + 1; }
+        if (pathString.startsWith("//", start) && (pathString.length() - start > 2)) {
+            final int nextSlash = pathString.indexOf('/', start + 2);
+            final int authEnd = nextSlash > 0 ? nextSlash : pathString.length();
+            authority = pathString.substring(start + 2, authEnd);
+            start = authEnd;
+        }
+        String path = pathString.substring(start).replace("\\", "/").replaceAll("/+", "/");
+        if (path.endsWith("/") && !path.equals("/")) path = path.substring(0, path.length() - 1);
+        return new URI(scheme, authority, path, null, null).normalize();
+    }
+
+    // FileStateHandle: equals and hashCode by the file path.
+    static final class D {
+        final String path; final int hash;
+        D(String path) throws URISyntaxException { this.path = path; this.hash = flinkPath(path).hashCode(); }
+        public boolean equals(Object o) { return o instanceof D && ((D) o).path.equals(path); }
+        public int hashCode() { return hash; }
+    }
+    static final class Meta { final long[] offs; final String mode; Meta(long[] o, String m) { offs = o; mode = m; } }
+    static final class H { final D d; final Map<String, Meta> states; H(D d, Map<String, Meta> s) { this.d = d; states = s; } }
+    static final class E { final D d; final Meta m; E(D d, Meta m) { this.d = d; this.m = m; } }
+    static final class StateEntry {
+        final List<E> entries = new ArrayList<>(); final BitSet reported;
+        StateEntry(int p) { reported = new BitSet(p); }
+        boolean isPartiallyReported() { return reported.cardinality() > 0 && reported.cardinality() < reported.size(); }
+    }
+
+    static boolean modern;
+    static <K, V> HashMap<K, V> sized(int n) {
+        if (!modern) return new HashMap<>(n);
+        int c = n <= 2 ? n + 1 : (int) Math.ceil(n / 0.75f);
+        return new HashMap<>(c, 0.75f);
+    }
 
     public static void main(String[] a) throws Exception {
         BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -293,18 +419,18 @@ public class Oracle {
         String line;
         while ((line = r.readLine()) != null) {
             String[] f = line.split(" ");
-            String id = f[1]; boolean modern = f[2].equals("118"); int oldP = Integer.parseInt(f[3]); int newP = Integer.parseInt(f[4]);
+            String id = f[1]; modern = f[2].equals("118"); int oldP = Integer.parseInt(f[3]); int newP = Integer.parseInt(f[4]);
             List<List<H>> prev = new ArrayList<>();
             for (int j = 0; j < oldP; j++) {
                 String[] sf = r.readLine().split(" "); int nh = Integer.parseInt(sf[2]);
                 List<H> hs = new ArrayList<>();
                 for (int k = 0; k < nh; k++) {
-                    String[] hf = r.readLine().split(" "); D d = new D(Integer.parseInt(hf[1])); int ns = Integer.parseInt(hf[2]);
-                    Map<String,Meta> st = new LinkedHashMap<>();
+                    String[] hf = r.readLine().split(" "); D d = new D(hf[1]); int ns = Integer.parseInt(hf[2]);
+                    Map<String, Meta> st = sized(ns); // the metadata loader's map, filled in list order
                     for (int s = 0; s < ns; s++) {
                         String[] tf = r.readLine().split(" ", -1);
                         int n = Integer.parseInt(tf[3]); long[] offs = new long[n];
-                        for (int i = 0; i < n; i++) offs[i] = Long.parseLong(tf[4+i]);
+                        for (int i = 0; i < n; i++) offs[i] = Long.parseLong(tf[4 + i]);
                         st.put(tf[1], new Meta(offs, tf[2]));
                     }
                     hs.add(new H(d, st));
@@ -313,84 +439,155 @@ public class Oracle {
             }
             r.readLine(); // end
             w.println("case " + id + " " + f[2]);
-            List<String> out = new ArrayList<>();
             try {
-                List<List<H>> res = repartition(modern, prev, oldP, newP);
+                List<List<H>> res = repartitionState(prev, oldP, newP);
                 for (int i = 0; i < res.size(); i++) for (H h : res.get(i)) {
-                    out.add("H " + i + " " + h.d.id);
-                    for (Map.Entry<String,Meta> e : h.states.entrySet()) {
-                        StringBuilder b = new StringBuilder("S " + i + " " + h.d.id + " " + e.getKey() + " " + e.getValue().mode);
+                    w.println("H " + i + " " + h.d.path);
+                    for (Map.Entry<String, Meta> e : h.states.entrySet()) {
+                        StringBuilder b = new StringBuilder("S " + i + " " + h.d.path + " " + e.getKey() + " " + e.getValue().mode);
                         for (long o : e.getValue().offs) b.append(' ').append(o);
-                        out.add(b.toString());
+                        w.println(b);
                     }
                 }
-            } catch (IllegalStateException ex) { out.add("error duplicate"); }
-            Collections.sort(out);
-            for (String s : out) w.println(s);
+            } catch (IllegalStateException ex) { w.println("error duplicate"); }
         }
         w.flush();
     }
 
-    static void put(Map<D,H> mm, D d, String name, Meta m) {
-        mm.computeIfAbsent(d, k -> new H(k, new HashMap<>())).states.put(name, m);
+    static List<List<H>> repartitionState(List<List<H>> previous, int oldParallelism, int newParallelism) {
+        List<List<H>> result = new ArrayList<>(newParallelism);
+        List<Map<D, H>> mergeMapList;
+        if (newParallelism == oldParallelism) {
+            Map<String, List<E>> unionStates = collectUnionStates(previous);
+            Map<String, List<E>> partly = modern ? collectPartlyFinishedBroadcastStates(previous) : new HashMap<>();
+            if (unionStates.isEmpty() && partly.isEmpty()) return previous;
+            mergeMapList = initMergeMapList(previous);
+            repartitionUnionState(unionStates, mergeMapList);
+            repartitionBroadcastState(partly, mergeMapList);
+        } else {
+            EnumLike g = groupByStateMode(previous);
+            mergeMapList = repartition(g, newParallelism);
+        }
+        for (int i = 0; i < mergeMapList.size(); ++i) result.add(i, new ArrayList<>(mergeMapList.get(i).values()));
+        return result;
     }
 
-    static List<List<H>> repartition(boolean modern, List<List<H>> prev, int oldP, int newP) {
-        List<Map<D,H>> mml = new ArrayList<>();
-        if (newP == oldP) {
-            Map<String,List<E>> union = new HashMap<>();
-            Map<String,List<E>> bc = new HashMap<>();
-            Map<String,BitSet> rep = new HashMap<>();
-            for (int j = 0; j < oldP; j++) for (H h : prev.get(j)) for (Map.Entry<String,Meta> e : h.states.entrySet()) {
-                if (e.getValue().mode.equals("UNION")) union.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new E(h.d, e.getValue()));
-                if (modern && e.getValue().mode.equals("BROADCAST")) {
-                    bc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new E(h.d, e.getValue()));
-                    rep.computeIfAbsent(e.getKey(), k -> new BitSet(oldP)).set(j);
-                }
-            }
-            Map<String,List<E>> partly = new HashMap<>();
-            for (Map.Entry<String,List<E>> e : bc.entrySet()) { BitSet b = rep.get(e.getKey()); if (b.cardinality() > 0 && b.cardinality() < b.size()) partly.put(e.getKey(), e.getValue()); }
-            if (union.isEmpty() && partly.isEmpty()) return prev;
-            for (int j = 0; j < oldP; j++) {
-                Map<D,H> mm = new HashMap<>();
-                for (H h : prev.get(j)) {
-                    if (mm.containsKey(h.d)) throw new IllegalStateException("dup");
-                    mm.put(h.d, new H(h.d, new HashMap<>(h.states)));
-                }
-                mml.add(mm);
-            }
-            for (int i = 0; i < newP; i++) for (Map.Entry<String,List<E>> e : union.entrySet()) for (E x : e.getValue()) put(mml.get(i), x.d, e.getKey(), x.m);
-            for (int i = 0; i < newP; i++) for (Map.Entry<String,List<E>> e : partly.entrySet()) { E x = e.getValue().get(i % e.getValue().size()); put(mml.get(i), x.d, e.getKey(), x.m); }
-        } else {
-            Map<String,List<E>> split = new HashMap<>(), union = new HashMap<>(), bc = new HashMap<>();
-            for (List<H> hs : prev) for (H h : hs) for (Map.Entry<String,Meta> e : h.states.entrySet()) {
-                Map<String,List<E>> m = e.getValue().mode.equals("SPLIT_DISTRIBUTE") ? split : e.getValue().mode.equals("UNION") ? union : bc;
-                m.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new E(h.d, e.getValue()));
-            }
-            for (int i = 0; i < newP; i++) mml.add(new HashMap<>());
-            int start = 0;
-            for (Map.Entry<String,List<E>> e : split.entrySet()) {
-                List<E> cur = e.getValue(); int total = 0; for (E x : cur) total += x.m.offs.length;
-                int base = total / newP, rem = total % newP, next = start, li = 0, oi = 0;
-                for (int k = 0; k < newP; k++) {
-                    int t = (k + start) % newP; int n = base;
-                    if (rem > 0) { n++; rem--; } else if (rem == 0) { next = t; rem--; }
-                    while (n > 0) {
-                        E x = cur.get(li); int left = x.m.offs.length - oi; long[] g;
-                        if (left > n) { g = Arrays.copyOfRange(x.m.offs, oi, oi + n); oi += n; }
-                        else { g = Arrays.copyOfRange(x.m.offs, oi, x.m.offs.length); oi = 0; li++; }
-                        n -= left;
-                        put(mml.get(t), x.d, e.getKey(), new Meta(g, "SPLIT_DISTRIBUTE"));
-                    }
-                }
-                start = next;
-            }
-            for (int i = 0; i < newP; i++) for (Map.Entry<String,List<E>> e : union.entrySet()) for (E x : e.getValue()) put(mml.get(i), x.d, e.getKey(), x.m);
-            for (int i = 0; i < newP; i++) for (Map.Entry<String,List<E>> e : bc.entrySet()) { E x = e.getValue().get(i % e.getValue().size()); put(mml.get(i), x.d, e.getKey(), x.m); }
+    static List<Map<D, H>> initMergeMapList(List<List<H>> parallelSubtaskStates) {
+        List<Map<D, H>> l = new ArrayList<>(parallelSubtaskStates.size());
+        for (List<H> s : parallelSubtaskStates) l.add(s.stream().collect(Collectors.toMap(h -> h.d, Function.identity())));
+        return l;
+    }
+
+    static Map<String, List<E>> collectUnionStates(List<List<H>> p) {
+        if (!modern) {
+            Map<String, List<E>> m = new HashMap<>(p.size());
+            for (List<H> s : p) for (H h : s) for (Map.Entry<String, Meta> e : h.states.entrySet())
+                if (e.getValue().mode.equals("UNION")) m.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new E(h.d, e.getValue()));
+            return m;
         }
-        List<List<H>> res = new ArrayList<>();
-        for (Map<D,H> mm : mml) res.add(new ArrayList<>(mm.values()));
-        return res;
+        return collectStates(p, "UNION").entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().entries));
+    }
+
+    static Map<String, List<E>> collectPartlyFinishedBroadcastStates(List<List<H>> p) {
+        return collectStates(p, "BROADCAST").entrySet().stream().filter(e -> e.getValue().isPartiallyReported())
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().entries));
+    }
+
+    static Map<String, StateEntry> collectStates(List<List<H>> p, String mode) {
+        Map<String, StateEntry> states = sized(p.size());
+        for (int i = 0; i < p.size(); ++i) {
+            final int subtaskIndex = i;
+            for (H h : p.get(i)) {
+                h.states.entrySet().stream().filter(e -> e.getValue().mode.equals(mode)).forEach(e -> {
+                    StateEntry se = states.computeIfAbsent(e.getKey(), k -> new StateEntry(p.size()));
+                    se.entries.add(new E(h.d, e.getValue()));
+                    se.reported.set(subtaskIndex);
+                });
+            }
+        }
+        return states;
+    }
+
+    static final class EnumLike { final Map<String, List<E>> split = new HashMap<>(), union = new HashMap<>(), bc = new HashMap<>(); }
+
+    static EnumLike groupByStateMode(List<List<H>> previous) {
+        EnumLike g = new EnumLike();
+        for (List<H> s : previous) for (H h : s) for (Map.Entry<String, Meta> e : h.states.entrySet()) {
+            String m = e.getValue().mode;
+            Map<String, List<E>> target = m.equals("SPLIT_DISTRIBUTE") ? g.split : m.equals("UNION") ? g.union : g.bc;
+            target.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new E(h.d, e.getValue()));
+        }
+        return g;
+    }
+
+    static List<Map<D, H>> repartition(EnumLike g, int newParallelism) {
+        List<Map<D, H>> mergeMapList = new ArrayList<>(newParallelism);
+        for (int i = 0; i < newParallelism; ++i) mergeMapList.add(new HashMap<>());
+        repartitionSplitState(g.split, newParallelism, mergeMapList);
+        repartitionUnionState(g.union, mergeMapList);
+        repartitionBroadcastState(g.bc, mergeMapList);
+        return mergeMapList;
+    }
+
+    static void repartitionSplitState(Map<String, List<E>> nameToDistributeState, int newParallelism, List<Map<D, H>> mergeMapList) {
+        int startParallelOp = 0;
+        for (Map.Entry<String, List<E>> e : nameToDistributeState.entrySet()) {
+            List<E> current = e.getValue();
+            int totalPartitions = 0;
+            for (E x : current) totalPartitions += x.m.offs.length;
+            int lstIdx = 0, offsetIdx = 0;
+            int baseFraction = totalPartitions / newParallelism, remainder = totalPartitions % newParallelism;
+            int newStartParallelOp = startParallelOp;
+            for (int i = 0; i < newParallelism; ++i) {
+                int parallelOpIdx = (i + startParallelOp) % newParallelism;
+                int numberOfPartitionsToAssign = baseFraction;
+                if (remainder > 0) { ++numberOfPartitionsToAssign; --remainder; }
+                else if (remainder == 0) { newStartParallelOp = parallelOpIdx; --remainder; }
+                while (numberOfPartitionsToAssign > 0) {
+                    E handleWithOffsets = current.get(lstIdx);
+                    long[] offsets = handleWithOffsets.m.offs;
+                    int remaining = offsets.length - offsetIdx;
+                    long[] offs;
+                    if (remaining > numberOfPartitionsToAssign) {
+                        offs = Arrays.copyOfRange(offsets, offsetIdx, offsetIdx + numberOfPartitionsToAssign);
+                        offsetIdx += numberOfPartitionsToAssign;
+                    } else {
+                        offs = Arrays.copyOfRange(offsets, offsetIdx, offsets.length);
+                        offsetIdx = 0;
+                        ++lstIdx;
+                    }
+                    numberOfPartitionsToAssign -= remaining;
+                    Map<D, H> mergeMap = mergeMapList.get(parallelOpIdx);
+                    H h = mergeMap.get(handleWithOffsets.d);
+                    if (h == null) { h = new H(handleWithOffsets.d, sized(nameToDistributeState.size())); mergeMap.put(handleWithOffsets.d, h); }
+                    h.states.put(e.getKey(), new Meta(offs, "SPLIT_DISTRIBUTE"));
+                }
+            }
+            startParallelOp = newStartParallelOp;
+        }
+    }
+
+    static void repartitionUnionState(Map<String, List<E>> unionState, List<Map<D, H>> mergeMapList) {
+        for (Map<D, H> mergeMap : mergeMapList)
+            for (Map.Entry<String, List<E>> e : unionState.entrySet())
+                for (E x : e.getValue()) {
+                    H h = mergeMap.get(x.d);
+                    if (h == null) { h = new H(x.d, sized(unionState.size())); mergeMap.put(x.d, h); }
+                    h.states.put(e.getKey(), x.m);
+                }
+    }
+
+    static void repartitionBroadcastState(Map<String, List<E>> broadcastState, List<Map<D, H>> mergeMapList) {
+        int newParallelism = mergeMapList.size();
+        for (int i = 0; i < newParallelism; ++i) {
+            Map<D, H> mergeMap = mergeMapList.get(i);
+            for (Map.Entry<String, List<E>> e : broadcastState.entrySet()) {
+                E x = e.getValue().get(i % e.getValue().size());
+                H h = mergeMap.get(x.d);
+                if (h == null) { h = new H(x.d, sized(broadcastState.size())); mergeMap.put(x.d, h); }
+                h.states.put(e.getKey(), x.m);
+            }
+        }
     }
 }
 `

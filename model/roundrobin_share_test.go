@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +17,9 @@ func repartitionBoth(t *testing.T, what string, v FlinkVersion, prev [][]Operato
 	got, errGot := repartitionOperatorState(v, prev, newP, true)
 	if fmt.Sprint(errWant) != fmt.Sprint(errGot) {
 		t.Fatalf("%s %v → %d: error %v, shared %v", what, v, newP, errWant, errGot)
+	}
+	if reflect.DeepEqual(want, got) {
+		return
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("%s %v %d → %d: shared result differs (-owned +shared):\n%s", what, v, len(prev), newP, diff)
@@ -49,6 +53,50 @@ func TestRepartitionSharedEqualsOwned(t *testing.T) {
 			repartitionBoth(t, fmt.Sprintf("partitionable run %d", run), v, prev, newP)
 		}
 	}
+	for run := range n / 4 {
+		prev, newP := wideUnionState(rng)
+		for _, v := range bothVersions {
+			repartitionBoth(t, fmt.Sprintf("wide UNION run %d", run), v, prev, newP)
+		}
+	}
+}
+
+// wideUnionState draws the shape sharing is for: many old subtasks, each with one handle of
+// one to three UNION names (sometimes a SPLIT_DISTRIBUTE or BROADCAST name beside them, or no
+// handle), restored mostly at the same parallelism; in half the runs the first eight streams'
+// paths have equal hash codes, so that a new subtask's own handle is not first in its bucket
+// and its handles come in another order than the others'.
+func wideUnionState(rng *rand.Rand) ([][]OperatorStateHandle, int) {
+	oldP := []int{9, 20, 64, 100}[rng.IntN(4)]
+	newP := oldP
+	if rng.IntN(4) == 0 {
+		newP = 1 + rng.IntN(2*oldP)
+	}
+	colliding := rng.IntN(2) == 0
+	names := []string{"offsets", "Aa", "BB"}[:1+rng.IntN(3)]
+	var next int64
+	prev := make([][]OperatorStateHandle, oldP)
+	for j := range prev {
+		prev[j] = []OperatorStateHandle{}
+		if rng.IntN(10) == 0 {
+			continue
+		}
+		h := OperatorStateHandle{Delegate: StreamHandle{Path: jdkDelegatePath(j, colliding)}}
+		for _, n := range names {
+			h.States = append(h.States, NamedOperatorState{Name: n, Mode: Union, Offsets: []int64{next}})
+			next++
+		}
+		switch rng.IntN(8) {
+		case 0:
+			h.States = append(h.States, NamedOperatorState{Name: "split", Mode: SplitDistribute, Offsets: []int64{next, next + 1}})
+			next += 2
+		case 1:
+			h.States = append(h.States, NamedOperatorState{Name: "rules", Mode: Broadcast, Offsets: []int64{next}})
+			next++
+		}
+		prev[j] = append(prev[j], h)
+	}
+	return prev, newP
 }
 
 // A UNION state is handed to every new subtask as one shared list when nothing else differs,

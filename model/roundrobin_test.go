@@ -443,7 +443,8 @@ func randomPartitionableState(rng *rand.Rand, oldP, numStates, maxPartitions int
 }
 
 // checkPartitionableInvariants checks what testPartitionableStateRepartitioning checks, plus
-// the output order the Go model promises.
+// that a new subtask holds each delegate once and a handle each name once (the order of both is
+// Flink's HashMaps', which TestRepartitionOperatorStateAgainstJDK checks).
 func checkPartitionableInvariants(prev, got [][]OperatorStateHandle) error {
 	oldP, newP := len(prev), len(got)
 	type origin struct {
@@ -468,14 +469,18 @@ func checkPartitionableInvariants(prev, got [][]OperatorStateHandle) error {
 	copies := make([]int, oldP)
 	load := make([]int, newP)
 	for i, hs := range got {
-		for k, h := range hs {
-			if k > 0 && h.Delegate.Size <= hs[k-1].Delegate.Size && oldP != newP {
-				return fmt.Errorf("new subtask %d: handles not in input order", i)
+		delegates := map[StreamHandle]bool{}
+		for _, h := range hs {
+			if delegates[h.Delegate] {
+				return fmt.Errorf("new subtask %d: two handles of %v", i, h.Delegate)
 			}
-			for n, st := range h.States {
-				if n > 0 && st.Name <= h.States[n-1].Name && oldP != newP {
-					return fmt.Errorf("new subtask %d: states not sorted by name", i)
+			delegates[h.Delegate] = true
+			names := map[string]bool{}
+			for _, st := range h.States {
+				if names[st.Name] {
+					return fmt.Errorf("new subtask %d: %q twice in the handle of %v", i, st.Name, h.Delegate)
 				}
+				names[st.Name] = true
 				for _, o := range st.Offsets {
 					seen[o]++
 				}
@@ -671,13 +676,19 @@ func TestRepartitionBroadcastBitSetCapacity(t *testing.T) {
 				e := entries[i%len(entries)]
 				if !slices.ContainsFunc(want[i], func(h OperatorStateHandle) bool { return h.Delegate == e.Delegate }) {
 					want[i] = append(want[i], e)
-					slices.SortFunc(want[i], func(a, b OperatorStateHandle) int { return int(a.Delegate.Size - b.Delegate.Size) })
 				}
 			}
 		}
 		got, err := RepartitionOperatorState(tt.v, prev, tt.p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Which handles arrive is the point here; their order (Flink's HashMap's) is
+		// TestRepartitionOperatorStateAgainstJDK's.
+		for _, l := range [][][]OperatorStateHandle{want, got} {
+			for _, hs := range l {
+				slices.SortFunc(hs, func(a, b OperatorStateHandle) int { return int(a.Delegate.Size - b.Delegate.Size) })
+			}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%v P=%d missing %d (-want +got):\n%s", tt.v, tt.p, tt.missing, diff)
@@ -778,5 +789,21 @@ func BenchmarkRepartitionOperatorState(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A name written twice keeps its first place in the loader's map and its last value;
+// "Aa" and "BB" share a bucket, so their order is the order written.
+func TestLoadedOperatorStates(t *testing.T) {
+	in := []NamedOperatorState{
+		{Name: "BB", Mode: Union, Offsets: []int64{1}},
+		{Name: "Aa", Mode: SplitDistribute, Offsets: []int64{2}},
+		{Name: "BB", Mode: Broadcast, Offsets: []int64{3}},
+	}
+	want := []NamedOperatorState{{Name: "BB", Mode: Broadcast, Offsets: []int64{3}}, {Name: "Aa", Mode: SplitDistribute, Offsets: []int64{2}}}
+	for _, v := range []FlinkVersion{Flink118, Flink1101} {
+		if diff := cmp.Diff(want, LoadedOperatorStates(v, in)); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", v, diff)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/restoresim/restoresim/model/internal/javamap"
 	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
@@ -393,4 +394,30 @@ type CheckpointMetadata struct {
 	Operators []OperatorState `json:"operators"`
 	// Properties is nil before format version 4.
 	Properties *CheckpointProperties `json:"properties,omitempty"`
+}
+
+// LoadedOperatorStates models the map an operator-state handle's named states end up in when
+// Flink's metadata loader reads them: a java.util.HashMap made with
+// CollectionUtil.newHashMapWithExpectedSize(n) (new HashMap<>(n) in 1.10.1), filled with put in
+// the order written — a repeated name keeps its first place and its last value. It gives the
+// states in that map's iteration order, the order an OperatorStateHandle lists them in. The
+// offsets are shared with states.
+func LoadedOperatorStates(v FlinkVersion, states []NamedOperatorState) []NamedOperatorState {
+	m := javamap.WithExpectedSize(javamap.String, len(states))
+	if v == Flink1101 {
+		m = javamap.WithInitialCapacity(javamap.String, len(states))
+	}
+	var values []NamedOperatorState // by key number: the last put of each name
+	for _, st := range states {
+		if n, added := m.Put(st.Name); added {
+			values = append(values, st)
+		} else {
+			values[n] = st
+		}
+	}
+	out := make([]NamedOperatorState, 0, len(values))
+	for _, n := range m.Order() {
+		out = append(out, values[n])
+	}
+	return out
 }

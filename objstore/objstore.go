@@ -54,7 +54,8 @@ var ErrUnsupportedScheme = errors.New("unsupported URL scheme")
 //
 // Every error is one line naming loc: a path or object that does not exist (matching
 // io/fs.ErrNotExist), a bucket that does not exist or cannot be reached with the credentials at
-// hand, a URL whose scheme is not one of Schemes (matching ErrUnsupportedScheme).
+// hand, a URL whose scheme is not one of Schemes (matching ErrUnsupportedScheme), an empty loc
+// (ErrEmptyPath).
 func Open(ctx context.Context, loc string) (*savepoint.Savepoint, error) {
 	return open(ctx, loc, savepoint.Storage.Open)
 }
@@ -67,7 +68,13 @@ func OpenLatest(ctx context.Context, root string) (*savepoint.Savepoint, error) 
 	return open(ctx, root, savepoint.Storage.OpenLatest)
 }
 
+// ErrEmptyPath is the error of an empty location: not the working directory.
+var ErrEmptyPath = errors.New("an empty path (want a _metadata file, a checkpoint directory or a URL)")
+
 func open(ctx context.Context, loc string, do func(savepoint.Storage, string, string) (*savepoint.Savepoint, error)) (*savepoint.Savepoint, error) {
+	if loc == "" {
+		return nil, ErrEmptyPath
+	}
 	scheme, ok := urlScheme(loc)
 	switch {
 	case !ok:
@@ -75,9 +82,9 @@ func open(ctx context.Context, loc string, do func(savepoint.Storage, string, st
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", loc, err)
 		}
-		return do(savepoint.Storage{FS: os.DirFS("/"), Scheme: "file"}, filepath.ToSlash(abs), loc)
+		return do(savepoint.Storage{FS: rootFS{os.DirFS("/")}, Scheme: "file"}, filepath.ToSlash(abs), loc)
 	case scheme == "file":
-		return do(savepoint.Storage{FS: os.DirFS("/"), Scheme: "file"}, loc, loc)
+		return do(savepoint.Storage{FS: rootFS{os.DirFS("/")}, Scheme: "file"}, loc, loc)
 	}
 	label, _, _ := strings.Cut(loc, "?")
 	u, err := url.Parse(loc)
@@ -126,6 +133,33 @@ func (w *watchFS) Open(name string) (fs.File, error) {
 		w.failed = true
 	}
 	return f, err
+}
+
+// rootFS is the local file system from its root (os.DirFS("/")), whose errors name a path as
+// the user knows it: "/tmp/x", not the FS name "tmp/x".
+type rootFS struct{ fsys fs.FS }
+
+func (r rootFS) Open(name string) (fs.File, error) {
+	f, err := r.fsys.Open(name)
+	return f, absolute(err)
+}
+
+func (r rootFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(r.fsys, name)
+	return fi, absolute(err)
+}
+
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	es, err := fs.ReadDir(r.fsys, name)
+	return es, absolute(err)
+}
+
+// absolute puts the leading "/" back on the path of an *fs.PathError of rootFS.
+func absolute(err error) error {
+	if pe, ok := err.(*fs.PathError); ok && !strings.HasPrefix(pe.Path, "/") {
+		return &fs.PathError{Op: pe.Op, Path: "/" + pe.Path, Err: pe.Err}
+	}
+	return err
 }
 
 // credentialHint says where each scheme's credentials come from, for errors.

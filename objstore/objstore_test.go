@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/restoresim/restoresim/internal/fakes3"
@@ -211,6 +212,36 @@ func TestOpenNoCredentials(t *testing.T) {
 		t.Logf("%v", err)
 		if err == nil || sp != nil || !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.hint) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, %v; want one line starting %q naming %s", tc.loc, sp, err, tc.want, tc.hint)
+		}
+	}
+}
+
+// TestOpenLocalErrorsNameAbsolutePaths: a local path's error names it as the file system does,
+// from the root (issue 28: a symlink loop's message read "stat tmp/x/loop: …", without the
+// leading "/").
+func TestOpenLocalErrorsNameAbsolutePaths(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b")
+	if err := os.Symlink(b, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []func(context.Context, string) (*savepoint.Savepoint, error){objstore.Open, objstore.OpenLatest} {
+		_, err := open(context.Background(), a)
+		if err == nil || !strings.Contains(err.Error(), " "+a+": ") || !errors.Is(err, syscall.ELOOP) {
+			t.Errorf("%v; want the error to name %s whole and match ELOOP", err, a)
+		}
+	}
+}
+
+// TestOpenEmptyPath: an empty location is an error, not the working directory.
+func TestOpenEmptyPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, open := range []func(context.Context, string) (*savepoint.Savepoint, error){objstore.Open, objstore.OpenLatest} {
+		if _, err := open(context.Background(), ""); err == nil || err.Error() != "an empty path (want a _metadata file, a checkpoint directory or a URL)" {
+			t.Errorf("%v, want the empty path refused", err)
 		}
 	}
 }

@@ -11,19 +11,38 @@ import (
 
 	"github.com/restoresim/restoresim/internal/excerpt"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/sqlkey"
 )
 
-// KeyType is the Java type of a sample's keys, which decides their hashCode.
-type KeyType int
+// KeyType is the type of a sample's keys, which decides their hashCode: a Java int, long or
+// String (a DataStream key), or the row of a SQL job's key (sqlkey.RowType: a BinaryRowData).
+// The zero KeyType is invalid.
+type KeyType struct {
+	kind keyKind
+	row  sqlkey.RowType
+}
 
-// The key types. The zero KeyType is invalid.
+type keyKind uint8
+
 const (
-	IntKey    KeyType = iota + 1 // java.lang.Integer: model.JavaIntHash
-	LongKey                      // java.lang.Long: model.JavaLongHash
-	StringKey                    // java.lang.String: model.JavaStringHash
+	intKind keyKind = iota + 1
+	longKind
+	stringKind
+	rowKind
 )
 
-// ParseKeyType parses "int", "long" or "string".
+// The Java key types.
+var (
+	IntKey    = KeyType{kind: intKind}    // java.lang.Integer: model.JavaIntHash
+	LongKey   = KeyType{kind: longKind}   // java.lang.Long: model.JavaLongHash
+	StringKey = KeyType{kind: stringKind} // java.lang.String: model.JavaStringHash
+)
+
+// RowKey is the key type of a SQL job whose key has the row type rt: each key is a JSON array
+// of its field values, hashed as Flink's BinaryRowData (model.SQLKeyRow).
+func RowKey(rt sqlkey.RowType) KeyType { return KeyType{kind: rowKind, row: rt} }
+
+// ParseKeyType parses "int", "long", "string" or a SQL key's "row<T1,…,Tn>" (sqlkey.ParseRowType).
 func ParseKeyType(s string) (KeyType, error) {
 	switch s {
 	case "int":
@@ -33,27 +52,66 @@ func ParseKeyType(s string) (KeyType, error) {
 	case "string":
 		return StringKey, nil
 	}
-	return 0, fmt.Errorf("unknown key type %q (want int, long or string)", s)
+	if sqlkey.IsRowType(s) {
+		rt, err := sqlkey.ParseRowType(s)
+		if err != nil {
+			return KeyType{}, fmt.Errorf("key type %s: %v", excerpt.Quote(s, 60), err)
+		}
+		return RowKey(rt), nil
+	}
+	if _, err := sqlkey.ParseType(s); err == nil {
+		return KeyType{}, fmt.Errorf("unknown key type %s (a SQL job's key is a row, even of one field: row<%s>)", excerpt.Quote(s, 60), s)
+	}
+	return KeyType{}, fmt.Errorf("unknown key type %s (want int, long, string or a SQL key's row<T1,…,Tn>)", excerpt.Quote(s, 60))
 }
 
-// Hash is the Java hashCode of key, written as text: a decimal integer for int and long keys
-// (an error names a key that is not one), the key itself for string keys.
+// String is the key type as ParseKeyType reads it.
+func (t KeyType) String() string {
+	switch t.kind {
+	case intKind:
+		return "int"
+	case longKind:
+		return "long"
+	case stringKind:
+		return "string"
+	case rowKind:
+		return t.row.String()
+	}
+	return "invalid"
+}
+
+// Hash is the hashCode of key, written as text: a decimal integer for int and long keys (an
+// error names a key that is not one), the key itself for string keys, a JSON array of the
+// field values for row keys (the errors of sqlkey.RowType.ParseValues).
 func (t KeyType) Hash(key string) (int32, error) {
-	switch t {
-	case IntKey:
+	h, _, err := t.hash(key)
+	return h, err
+}
+
+// hash is Hash and the key's canonical form: equal for keys Flink takes as equal (int and long
+// keys as numbers, strings byte for byte, rows by their BinaryRowData bytes).
+func (t KeyType) hash(key string) (int32, string, error) {
+	switch t.kind {
+	case intKind:
 		v, err := strconv.ParseInt(key, 10, 32)
 		if err != nil {
-			return 0, fmt.Errorf("key %s is not an int (a 32-bit integer)", excerpt.Quote(key, 40))
+			return 0, "", fmt.Errorf("key %s is not an int (a 32-bit integer)", excerpt.Quote(key, 40))
 		}
-		return model.JavaIntHash(int32(v)), nil
-	case LongKey:
+		return model.JavaIntHash(int32(v)), strconv.FormatInt(v, 10), nil
+	case longKind:
 		v, err := strconv.ParseInt(key, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("key %s is not a long (a 64-bit integer)", excerpt.Quote(key, 40))
+			return 0, "", fmt.Errorf("key %s is not a long (a 64-bit integer)", excerpt.Quote(key, 40))
 		}
-		return model.JavaLongHash(v), nil
+		return model.JavaLongHash(v), strconv.FormatInt(v, 10), nil
+	case rowKind:
+		h, canon, err := t.row.Hash(key)
+		if err != nil {
+			return 0, "", fmt.Errorf("key %s: %v", excerpt.Quote(key, 40), err)
+		}
+		return h, canon, nil
 	}
-	return model.JavaStringHash(key), nil
+	return model.JavaStringHash(key), key, nil
 }
 
 // KeySample is a key file read by ReadKeySample: one entry per distinct key, in order of first
@@ -100,8 +158,8 @@ func (e *KeyLineError) Unwrap() error { return e.Err }
 // with weights, each line is key,weight where the weight (a non-negative integer: the records
 // of that line) follows the last comma and the key is everything before it, and a first line
 // that is exactly "key,weight" is a header. Without weights every line is one record. Keys are
-// distinct by value (int and long keys compare as numbers, strings byte for byte); a key seen
-// on several lines adds up its records. A sample without keys is ErrNoKeys, one without
+// distinct by value (int and long keys compare as numbers, strings byte for byte, rows by their
+// BinaryRowData, so "1.5" and "1.50" are one DECIMAL(10,2)); a key seen on several lines adds up its records. A sample without keys is ErrNoKeys, one without
 // records ErrNoRecords; a bad line is a *KeyLineError; a read error is returned as it is.
 func ReadKeySample(r io.Reader, t KeyType, weights bool) (KeySample, error) {
 	var ks KeySample
@@ -132,17 +190,12 @@ func ReadKeySample(r io.Reader, t KeyType, weights bool) (KeySample, error) {
 				return KeySample{}, &KeyLineError{lineNo, fmt.Errorf("weight %q is not a non-negative integer", ws)}
 			}
 		}
-		h, err := t.Hash(key)
+		h, canon, err := t.hash(key)
 		if err != nil {
 			if strings.HasSuffix(key, "\r") {
 				err = fmt.Errorf("%v (the file has \\r\\n line endings; keys are read verbatim, convert it with dos2unix)", err)
 			}
 			return KeySample{}, &KeyLineError{lineNo, err}
-		}
-		canon := key
-		if t != StringKey {
-			v, _ := strconv.ParseInt(key, 10, 64) // valid: Hash accepted it
-			canon = strconv.FormatInt(v, 10)
 		}
 		if ks.Records > math.MaxInt64-w {
 			return KeySample{}, &KeyLineError{lineNo, errors.New("the total weight overflows a 64-bit integer")}

@@ -48,7 +48,43 @@ func TestReadKeySampleErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want %s", tc.in, err, tc.want)
 		}
 	}
-	if _, err := ParseKeyType("short"); err == nil || err.Error() != `unknown key type "short" (want int, long or string)` {
-		t.Errorf("ParseKeyType: %v", err)
+	for in, want := range map[string]string{
+		"short":        `unknown key type "short" (want int, long, string or a SQL key's row<T1,…,Tn>)`,
+		"STRING":       `unknown key type "STRING" (a SQL job's key is a row, even of one field: row<STRING>)`,
+		"row<INT":      `key type "row<INT": row field 1: want , or >, got the end`,
+		"row<DOUBLE>x": `key type "row<DOUBLE>x": unexpected "x" after the row type`,
+	} {
+		if _, err := ParseKeyType(in); err == nil || err.Error() != want {
+			t.Errorf("ParseKeyType(%q): %v, want %s", in, err, want)
+		}
+	}
+}
+
+// TestRowKeySample reads a SQL key sample: keys are JSON arrays (with commas, so a weight
+// follows the last comma), equal rows are one key however spelled, and a bad key names its
+// line and field.
+func TestRowKeySample(t *testing.T) {
+	kt, err := ParseKeyType("row<INT,DECIMAL(10,2)>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kt.String() != "row<INT,DECIMAL(10,2)>" {
+		t.Errorf("String() = %s", kt)
+	}
+	ks, err := ReadKeySample(strings.NewReader("key,weight\n[1,\"1.5\"],2\n[1,\"1.50\"],3\n[null,null],1\n"), kt, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks.Keys) != 2 || ks.Keys[0].Records != 5 || ks.Names[0] != `[1,"1.5"]` || ks.Records != 6 {
+		t.Errorf("sample %+v", ks)
+	}
+	// A row of sql_key_groups.csv (INT;DECIMAL(10,2)), with blanks.
+	if h, err := kt.Hash(`[1582, "-785.26"]`); err != nil || h != -1602336167 {
+		t.Errorf("[1582, \"-785.26\"]: hash %d, error %v; want -1602336167", h, err)
+	}
+	_, err = ReadKeySample(strings.NewReader("[1,\"1.5\"]\n[1,\"1.555\"]\n"), kt, false)
+	want := `line 2: key "[1,\"1.555\"]": field 2 (DECIMAL(10,2)): "1.555" has 3 digits after the point, more than the scale of DECIMAL(10,2)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }

@@ -445,6 +445,10 @@ func textStyle(size vg.Length, c color.Color) text.Style {
 // substitutes a wider font (DejaVu Serif, for one, is some 20% wider than Liberation Serif).
 func textWidth(sty text.Style, s string) vg.Length { return sty.Width(s) * 1.25 }
 
+// maxSubtitleLines is the most lines a plan chart's subtitle takes: a long file name, a refused
+// plan's largest restorable parallelism and the coordinator state fit whole.
+const maxSubtitleLines = 3
+
 // fit shortens s with "…" until its textWidth is at most w.
 func fit(sty text.Style, s string, w vg.Length) string {
 	if textWidth(sty, s) <= w {
@@ -472,7 +476,7 @@ func (pc PlanChart) Chart() (*Chart, error) {
 	}
 	lineSty, subSty := textStyle(9, color.Black), textStyle(9, color.Gray{Y: 0x30})
 	textW := planWidth - 2*planMargin
-	subtitle := wrap(subSty, pc.Subtitle, textW, 2)
+	subtitle := wrap(subSty, pc.Subtitle, textW, maxSubtitleLines)
 	var lines []string
 	for _, s := range pc.Lines {
 		lines = append(lines, wrap(lineSty, s, textW, 2)...)
@@ -520,13 +524,18 @@ func (pc PlanChart) Chart() (*Chart, error) {
 }
 
 // fitTitle is a panel's title, at most w wide: when too wide, the middle of its name gives
-// way to "…" (the head and the tail of a name tell tasks apart), the suffix stays.
+// way to "…" (the head and the tail of a name tell tasks apart: "CheckpointingSource1" and
+// "…Source2"), the suffix stays, and so does an operator label's " (1f2b5df5)": the cut is in
+// the name before it, whose tail would otherwise be cut away.
 func fitTitle(sty text.Style, p PlanPanel, w vg.Length) string {
 	if textWidth(sty, p.Title) <= w || !strings.HasPrefix(p.Title, p.Name) {
 		return fit(sty, p.Title, w)
 	}
-	suffix := strings.TrimPrefix(p.Title, p.Name)
-	r := []rune(p.Name)
+	name, suffix := p.Name, strings.TrimPrefix(p.Title, p.Name)
+	if loc := labelID.FindStringIndex(name); loc != nil && loc[0] > 0 {
+		name, suffix = name[:loc[0]], name[loc[0]:]+suffix
+	}
+	r := []rune(name)
 	for cut := 1; cut < len(r); cut++ {
 		head := (len(r) - cut + 1) / 2
 		t := string(r[:head]) + "…" + string(r[head+cut:]) + suffix
@@ -536,6 +545,9 @@ func fitTitle(sty text.Style, p PlanPanel, w vg.Length) string {
 	}
 	return fit(sty, "…"+suffix, w)
 }
+
+// labelID is the end of an operator label that names the operator's ID (operatorLabel).
+var labelID = regexp.MustCompile(` \([0-9a-f]{8}\)$`)
 
 // wrap breaks s at spaces into lines at most w wide in style sty, at most maxLines of them
 // (the last one shortened with "…" if need be).

@@ -407,17 +407,89 @@ func TestPanelPlotAxes(t *testing.T) {
 	}
 }
 
-// A panel title too wide keeps its suffix (the parallelism) and the head and tail of the name.
+// A panel title too wide keeps its suffix (the parallelism), the operator ID of its label and
+// the head and tail of the name before it.
 func TestFitTitle(t *testing.T) {
 	sty := textStyle(10, nil)
 	p := PlanPanel{Name: "operator-with-a-rather-long-uid-12 (44cac633)"}
 	p.Title = p.Name + " · p=7 (kept)"
 	w := 2.2 * vg.Inch
 	got := fitTitle(sty, p, w)
-	if textWidth(sty, got) > w || !strings.HasPrefix(got, "operator") || !strings.HasSuffix(got, "633) · p=7 (kept)") || !strings.Contains(got, "…") {
+	if textWidth(sty, got) > w || !strings.HasPrefix(got, "op") || !strings.HasSuffix(got, "2 (44cac633) · p=7 (kept)") || !strings.Contains(got, "…") {
 		t.Errorf("fitTitle = %q (%.2f in of %.2f)", got, float64(textWidth(sty, got)/vg.Inch), float64(w/vg.Inch))
 	}
 	if got := fitTitle(sty, p, 10*vg.Inch); got != p.Title {
 		t.Errorf("fitTitle with room = %q", got)
+	}
+}
+
+// The subtitle of a refused plan is drawn whole, its last clause included (issue 28: a long
+// file name cut it to "… + 1…"), and every line fits.
+func TestPlanSubtitleWhole(t *testing.T) {
+	pl := testPlan()
+	pl.Path = "/x/new-stateful-broadcast-udf-migration-itcase-flink2.1-hashmap-savepoint-native-with-a-longer-name.metadata"
+	pl.MaxRestorableParallelism = new(int)
+	*pl.MaxRestorableParallelism = 4
+	pc := NewPlanChart(pl)
+	if !strings.HasSuffix(pc.Subtitle, "(the whole restore succeeds up to --parallelism 4); + 126 B coordinator state on the JobManager") {
+		t.Fatalf("subtitle %q", pc.Subtitle)
+	}
+	c, err := pc.Chart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := svgTexts(t, c)
+	var sub []string
+	for _, s := range texts[1:] {
+		if strings.HasPrefix(s, "src") { // the first panel
+			break
+		}
+		sub = append(sub, s)
+	}
+	if got := strings.Join(sub, " "); got != pc.Subtitle {
+		t.Errorf("subtitle drawn as %q, want it whole: %q", sub, pc.Subtitle)
+	}
+}
+
+// Panel titles too wide for their panel still tell the tasks apart by their names, not only by
+// the operator IDs (issue 28: "CheckpointingSource1 (69f32d31)" and "CheckpointingSource2
+// (1f2b5df5)" were both drawn as "Checkpointin… (…)").
+func TestPlanPanelTitlesDistinct(t *testing.T) {
+	dir, err := realmeta.Find("recent")
+	if err != nil {
+		t.Skip(err)
+	}
+	const name = "new-stateful-broadcast-udf-migration-itcase-flink2.1-hashmap-savepoint.metadata"
+	sp, err := savepoint.Open(os.DirFS("/"), strings.TrimPrefix(filepath.Join(dir, name), "/"), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: model.Flink23, Parallelism: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewPlanChart(pl).Chart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	id := regexp.MustCompile(` \([0-9a-f]{8}\)`)
+	n := 0
+	for _, s := range svgTexts(t, c) {
+		if !strings.HasSuffix(s, " · p=4") || strings.HasPrefix(s, "not drawn") {
+			continue
+		}
+		n++
+		if !id.MatchString(s) {
+			t.Errorf("title %q lost its operator ID", s)
+		}
+		label := id.ReplaceAllString(s, "")
+		if other, dup := seen[label]; dup {
+			t.Errorf("titles %q and %q differ only in their operator IDs", other, s)
+		}
+		seen[label] = s
+	}
+	if n != 6 {
+		t.Errorf("%d panel titles, want 6: %v", n, seen)
 	}
 }

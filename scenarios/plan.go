@@ -33,8 +33,8 @@ func ParseJob(text string, defaultParallelism int) ([]savepoint.Vertex, error) {
 // PlanRestore opens the checkpoint name (a _metadata file or a checkpoint directory) on fsys —
 // whose root serves the file scheme, so Flink's messages name the checkpoint "file:/…" —
 // plans its restore and renders the plan as scenario files record it: the verdict, then per
-// operator (metadata order) its fate and, per new subtask, its key groups, bytes and what it
-// receives ("old subtask:index" pairs per operator-state name, old subtask and key groups per
+// operator (metadata order) its fate and state bytes (the checkpoint's, as inspect gives them)
+// and, per new subtask, its key groups, the bytes it receives and what it receives ("old subtask:index" pairs per operator-state name, old subtask and key groups per
 // keyed handle), then the new job's operators that start empty.
 func PlanRestore(fsys fs.FS, name string, opts savepoint.Options) (string, error) {
 	sp, err := savepoint.Open(fsys, "/"+strings.TrimPrefix(name, "/"), name)
@@ -67,7 +67,7 @@ func FormatRestorePlan(pl *savepoint.RestorePlan) string {
 		}
 		switch o.Status {
 		case "restored":
-			fmt.Fprintf(&b, ": restored into %q position %d, p %d -> %d, max parallelism %d -> %d, %d bytes\n",
+			fmt.Fprintf(&b, ": restored into %q position %d, p %d -> %d, max parallelism %d -> %d, %d state bytes\n",
 				*o.Vertex, *o.ChainPosition, o.OldParallelism, o.Parallelism, o.MaxParallelism, o.NewMaxParallelism, o.StateBytes)
 		case "refused":
 			fmt.Fprintf(&b, ": refused by %s\n", *o.Check)
@@ -78,7 +78,7 @@ func FormatRestorePlan(pl *savepoint.RestorePlan) string {
 			fmt.Fprintf(&b, "  note: %s\n", n)
 		}
 		for _, s := range o.Subtasks {
-			fmt.Fprintf(&b, "  subtask %d: key groups %d..%d, %d bytes", s.Index, s.KeyGroups[0], s.KeyGroups[1], s.StateBytes)
+			fmt.Fprintf(&b, "  subtask %d: key groups %d..%d, %d bytes received", s.Index, s.KeyGroups[0], s.KeyGroups[1], s.ReceivedBytes)
 			switch {
 			case s.Finished:
 				b.WriteString(", finished")

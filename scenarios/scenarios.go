@@ -11,8 +11,8 @@ import (
 
 // Run parses a plan in scenario syntax, runs it, and renders the outcome as scenario files record
 // it: the trace (one line per step, "<step> -> <outcome>"), then "ok" or one line per violation
-// (a known Flink issue's name in brackets). Diffs are left out: go-cmp's diff text is not stable
-// by design, so it never goes into golden output (`simulate replay` prints them).
+// (a known Flink issue's name in brackets). Diffs are left out: the violation names what
+// differs, and the golden files stay readable (`simulate replay` prints the diffs).
 func Run(text string) (string, error) {
 	p, err := sim.ParsePlan(text)
 	if err != nil {

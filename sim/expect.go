@@ -83,6 +83,8 @@ func oracleKeyType(t KeyType) oracle.KeyType {
 		return oracle.Long
 	case KeyString:
 		return oracle.String
+	case KeyRow:
+		return oracle.Row
 	}
 	return oracle.Int
 }

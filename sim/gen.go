@@ -24,6 +24,7 @@ const (
 	streamModes       // LEGACY among the restores that are not CLAIM
 	streamInPlace     // in-place rescales (adaptive scheduler)
 	streamUnaligned   // unaligned checkpoints
+	streamSQLKey      // SQL (row) keys
 )
 
 // newStream returns the independent stream id of seed.
@@ -74,13 +75,20 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 		}
 	}
 	drawFeatures(newStream(seed, streamJobFeatures), &j)
+	// One job in four with a keyed vertex is a SQL job keyed by a row (from its own stream, so
+	// the other seeds' plans stay as they were).
+	if j.HasKeyed() && newStream(seed, streamSQLKey).IntN(4) == 0 {
+		j.KeyType = KeyRow
+	}
 	// One job in four with a keyed vertex takes unaligned checkpoints (drawn for every version, so
 	// that a seed's plan is the same under each: on 1.10.1, which has none, the job takes aligned
 	// ones).
 	if j.HasKeyed() && newStream(seed, streamUnaligned).IntN(4) == 0 {
 		j.Unaligned = true
 	}
-	return Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
+	p := Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
+	fitFailSteps(&p)
+	return p
 }
 
 // WideParallelism is the parallelism from which Flink's default max parallelism exceeds 128

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim/oracle"
 )
@@ -176,7 +175,7 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 					}
 				}
 				w.violate(step, InvHanded, fmt.Sprintf("%s subtask %d was handed other state than the oracle's assignment of checkpoint %d", VertexName(v), i, cp.CheckpointID),
-					cmp.Diff(oracle.DescribeHanded(want[k][i]), oracle.DescribeHanded(got)))
+					diffLines(oracle.DescribeHanded(want[k][i]), oracle.DescribeHanded(got)))
 				break
 			}
 		}

@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/sqlkey"
 )
 
 // The input log is a pure function of (seed, split, offset): the source re-reads the same records
@@ -64,6 +67,16 @@ func keyOf(t KeyType, values KeyValues, k int) (string, int32) {
 		return extremeKey(t, k)
 	}
 	switch t {
+	case KeyRow:
+		s := "user-" + strconv.Itoa(k)
+		if k%7 == 3 {
+			s = "ключ-" + strconv.Itoa(k) + "-😀"
+		}
+		if k%11 == 5 {
+			return rowKey(nil, &s)
+		}
+		id := int64(k)
+		return rowKey(&id, &s)
 	case KeyLong:
 		v := int64(k)<<33 | int64(k) // exercises Long.hashCode's high-bits fold
 		if k%3 == 1 {
@@ -136,6 +149,16 @@ var (
 func extremeKey(t KeyType, k int) (string, int32) {
 	h := mix64(uint64(k) + 0x2545f4914f6cdd1d)
 	switch t {
+	case KeyRow:
+		if k < len(extremeRows) {
+			return rowKey(extremeRows[k].id, extremeRows[k].region)
+		}
+		s, _ := extremeKey(KeyString, k)
+		id := int64(h)
+		if h%5 == 0 {
+			return rowKey(nil, &s)
+		}
+		return rowKey(&id, &s)
 	case KeyLong:
 		v := int64(h)
 		if k < len(extremeLongs) {
@@ -160,6 +183,52 @@ func extremeKey(t KeyType, k int) (string, int32) {
 		}
 		return strconv.Itoa(int(v)), model.JavaIntHash(v)
 	}
+}
+
+// SQLKeyType is the row type of a KeyRow job's keys: ROW<BIGINT, STRING>, as a SQL job
+// grouping by a user id and a region keys its aggregation.
+var SQLKeyType = sqlkey.RowType{Fields: []model.SQLType{{Root: model.SQLBigInt}, {Root: model.SQLVarchar, Length: model.MaxSQLLength}}}
+
+// extremeRows are the first keys of an ExtremeKeys row job: NULLs in either field and both, the
+// edge longs, the empty string, strings of 7 and 8 UTF-8 bytes (the last inline length and the
+// first in the variable-length part, in ASCII and in multi-byte characters), a 16-byte one.
+var extremeRows = func() []struct {
+	id     *int64
+	region *string
+} {
+	i64 := func(v int64) *int64 { return &v }
+	str := func(s string) *string { return &s }
+	return []struct {
+		id     *int64
+		region *string
+	}{
+		{nil, nil}, {nil, str("")}, {i64(0), nil}, {i64(0), str("")},
+		{i64(math.MinInt64), str("abcdefg")}, {i64(math.MaxInt64), str("abcdefgh")},
+		{i64(-1), str("中中")}, {i64(1), str("中中中")}, {nil, str("😀😀")}, {i64(math.MinInt32), str("é")},
+		{i64(math.MaxInt32), str("0123456789abcdef")}, {i64(1 << 32), str("\u0000")},
+	}
+}()
+
+// rowKey is the display form (a JSON array, null for NULL) and the hashCode of the row key
+// [id, region], written by the model as a SQL job's key selector writes it.
+func rowKey(id *int64, region *string) (string, int32) {
+	vals := []model.SQLValue{{Null: true}, {Null: true}}
+	js := []any{nil, nil}
+	if id != nil {
+		vals[0], js[0] = model.SQLValue{Int: *id}, *id
+	}
+	if region != nil {
+		vals[1], js[1] = model.SQLValue{Bytes: []byte(*region)}, *region
+	}
+	row, err := model.SQLKeyRow(SQLKeyType.Fields, vals)
+	if err != nil {
+		panic("sim: internal error: " + err.Error())
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(js) // plain values: cannot fail
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), row.HashCode()
 }
 
 // ruleAt is broadcast update i: a rule name and value.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/sim/oracle"
 )
 
@@ -172,7 +171,7 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 		w.violate(step, InvSplits, fmt.Sprintf("splits %v owned by more than one source subtask", dup), "")
 	}
 	if !maps.Equal(want, got) {
-		w.violate(step, InvSplits, "source split offsets differ from the expected ones", cmp.Diff(want, got))
+		w.violate(step, InvSplits, "source split offsets differ from the expected ones", diffMap(want, got))
 	}
 	// Union: right after a restore every subtask holds the complete lists.
 	if afterRestore && w.job.hasUnion() {
@@ -187,11 +186,11 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 				m[so.Split] = so.Offset
 			}
 			if len(t.unionReceived) != len(want) {
-				w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(t.unionReceived), len(want)), cmp.Diff(want, m))
+				w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(t.unionReceived), len(want)), diffMap(want, m))
 				break
 			}
 			if differ(want, m) {
-				w.violate(step, InvUnion, fmt.Sprintf("source subtask %d's union list differs", i), cmp.Diff(want, m))
+				w.violate(step, InvUnion, fmt.Sprintf("source subtask %d's union list differs", i), diffMap(want, m))
 				break
 			}
 			passed = t.unionReceived
@@ -215,15 +214,15 @@ func (w *World) check(step int, want map[int]int64, wantApplied int, afterRestor
 		wantRules := expectedRules(w.plan.Seed, wantApplied)
 		for i, t := range w.keyed {
 			if differ(wantRules, t.rules) {
-				w.violate(step, InvBroadcast, fmt.Sprintf("keyed subtask %d's broadcast state differs", i), cmp.Diff(wantRules, t.rules))
+				w.violate(step, InvBroadcast, fmt.Sprintf("keyed subtask %d's broadcast state differs", i), diffMap(wantRules, t.rules))
 				break
 			}
 		}
 	}
 }
 
-// differ reports whether cmp.Diff(a, b) is not empty (go-cmp tells a nil map from an empty one),
-// without its cost: cmp.Diff only explains a difference.
+// differ reports whether diffMap(a, b) is not empty (it tells a nil map from an empty one),
+// without its cost: diffMap only explains a difference.
 func differ[K comparable, V comparable](a, b map[K]V) bool {
 	return (a == nil) != (b == nil) || !maps.Equal(a, b)
 }
@@ -268,8 +267,8 @@ func (w *World) checkKeyed(step int, prefix string, tasks []*keyedTask, maxPar i
 			gotKeyed[k] = [2]int64{e.sum, c}
 		}
 	}
-	if !maps.Equal(exp, gotKeyed) { // cmp.Diff only to explain a difference: it is slow
-		w.violate(step, InvKeyedState, fmt.Sprintf("%skeyed state differs from the input log up to the source offsets (%d keys expected, %d held)", prefix, len(exp), len(gotKeyed)), cmp.Diff(exp, gotKeyed))
+	if !maps.Equal(exp, gotKeyed) { // diffMap only to explain a difference: it is slow
+		w.violate(step, InvKeyedState, fmt.Sprintf("%skeyed state differs from the input log up to the source offsets (%d keys expected, %d held)", prefix, len(exp), len(gotKeyed)), diffMap(exp, gotKeyed))
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/restoresim/restoresim/model"
 )
 
-// KeyType is the Java type of the job's keys.
+// KeyType is the type of the job's keys: a Java type (a DataStream job's key), or KeyRow.
 type KeyType uint8
 
 const (
@@ -18,22 +18,28 @@ const (
 	KeyLong
 	// KeyString keys are java.lang.String.
 	KeyString
+	// KeyRow keys are a SQL job's: a BinaryRowData of SQLKeyType (a GROUP BY user_id, region),
+	// displayed as the JSON array of its fields (model/sqlkey's form).
+	KeyRow
 )
 
-var keyTypeNames = map[KeyType]string{KeyInt: "int", KeyLong: "long", KeyString: "string"}
+var keyTypeNames = map[KeyType]string{KeyInt: "int", KeyLong: "long", KeyString: "string", KeyRow: "row"}
 
 // KeyValues is how key indexes map to key values (see keyOf).
 type KeyValues uint8
 
 const (
 	// PlainKeys are the simulator's first key values: ints k·7919 − 5000, longs with the high
-	// word set, "user-k" strings (every seventh Cyrillic with an emoji).
+	// word set, "user-k" strings (every seventh Cyrillic with an emoji), rows [k, "user-k"]
+	// (a NULL user id every eleventh key).
 	PlainKeys KeyValues = iota
 	// ExtremeKeys start with the edge values of the type (MinInt32, MaxInt32, MinInt64, MaxInt64,
 	// 0, −1; for strings the empty string, surrogate pairs, U+FFFF, U+10FFFF, "Aa"/"BB", whose
 	// String.hashCode collide) and continue with values spread over the whole type: negative and
 	// positive ints and longs, strings of several scripts with supplementary characters (UTF-16
-	// surrogate pairs count as two code units in String.hashCode).
+	// surrogate pairs count as two code units in String.hashCode); rows start with NULLs, the
+	// edge longs and strings of 7 and 8 UTF-8 bytes (the slot's inline limit), then spread
+	// longs (a NULL one time in five) with the later strings.
 	ExtremeKeys
 )
 

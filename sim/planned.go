@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
@@ -118,7 +117,7 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 		}
 	}
 	if !slices.Equal(want, got) {
-		fail("operators judged otherwise than the oracle judges each on its own", gocmp.Diff(want, got))
+		fail("operators judged otherwise than the oracle judges each on its own", diffLines(want, got))
 		return
 	}
 
@@ -172,7 +171,7 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 			}
 			if !reads.same(expect[k][i], got) {
 				fail(fmt.Sprintf("%s subtask %d reads other handles, entries or bytes than the oracle derives", name, i),
-					gocmp.Diff(oracle.DescribePlanned(expect[k][i]), oracle.DescribePlanned(got.asMap())))
+					diffLines(oracle.DescribePlanned(expect[k][i]), oracle.DescribePlanned(got.asMap())))
 				return
 			}
 		}

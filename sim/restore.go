@@ -16,9 +16,16 @@ import (
 // without keyed state still adopts in HashMap order there.
 const KnownAdoptionHazard = "FLINK-40113"
 
-// hashOfKey recomputes a key's Java hashCode from its display form.
+// hashOfKey recomputes a key's hashCode from its display form (a row key's through
+// model/sqlkey, which reads the JSON array keyOf wrote).
 func hashOfKey(t KeyType, s string) int32 {
 	switch t {
+	case KeyRow:
+		h, _, err := SQLKeyType.Hash(s)
+		if err != nil {
+			panic(fmt.Sprintf("sim: internal error: row key %q: %v", s, err))
+		}
+		return h
 	case KeyLong:
 		v, _ := strconv.ParseInt(s, 10, 64)
 		return model.JavaLongHash(v)

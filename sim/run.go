@@ -151,7 +151,6 @@ func (w *World) tracef(format string, args ...any) {
 }
 
 func (w *World) violate(step int, inv, detail, diff string) {
-	diff = StableDiff(diff) // so that a Result is the same bytes in every process
 	known := w.known
 	switch {
 	case known == "" && w.tainted != "":

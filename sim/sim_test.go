@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 )
 
 func TestRenderParseRoundTrip(t *testing.T) {
@@ -64,6 +65,15 @@ func TestParseErrors(t *testing.T) {
 		{"flink 1.9", "unknown Flink version"},
 		{"job keys=char/uniform/10 splits=1 source=p1/uid:s keyed=p1/uid:k", "unknown key type"},
 		{"job keys=int/uniform/10 splits=1 source=p1/uid:s keyed=p1/uid:k/hash:zz", "invalid operator ID"},
+		// A fail step names a subtask of a job the plan can be running: never taken modulo.
+		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p2/uid:k\nprocess n=1\nfail vertex=1 subtask=99",
+			"line 3: fail: keyed has no subtask 99: it runs at parallelism 2 at most up to this step (want subtask 0..1)"},
+		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p2/uid:k\nfail vertex=5 subtask=0",
+			"line 2: fail: the job has no vertex 5 (its vertices: 0 source, 1 keyed)"},
+		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=none v2=source/rebalance/blocking/c1/p3/uid:x\nfail vertex=1 subtask=0",
+			"line 2: fail: the job has no keyed vertex (its vertices: 0 source, 2 v2)"},
+		{"job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p2/uid:k\nrescale keyed=5\nfail vertex=0 subtask=2",
+			"line 3: fail: source has no subtask 2: it runs at parallelism 2 at most up to this step (want subtask 0..1)"},
 	} {
 		_, err := ParsePlan(c.text)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -75,6 +85,40 @@ func TestParseErrors(t *testing.T) {
 // TestSeedsHaveOnlyKnownFindings runs generated plans on both versions: every violation must be
 // attributed to a known Flink issue (FLINK-16638 and FLINK-13973 on 1.10.1, the §F.1 adoption
 // hazard). An unknown violation is a bug in the model, the simulator or the oracle.
+// TestFailStepBounds checks which fail steps a plan accepts: a subtask of the job line's, any
+// restart's or any in-place rescale's job before the step (a refused restart leaves the old job
+// running), and that generated plans, long ones included, always pass.
+func TestFailStepBounds(t *testing.T) {
+	const job = "job keys=int/uniform/10 splits=1 source=p2/uid:s keyed=p2/uid:k\n"
+	for _, ok := range []string{
+		job + "fail vertex=1 subtask=1",
+		job + "restart source=p2/uid:s keyed=p5/uid:k\nrestart source=p2/uid:s keyed=p1/uid:k\nfail vertex=1 subtask=4",
+		job + "rescale keyed=7\nfail vertex=1 subtask=6",
+		job + "restart source=p2/uid:s keyed=p2/uid:k v2=keyed/rebalance/blocking/c1/p3/uid:x\nfail vertex=2 subtask=2",
+	} {
+		if _, err := ParsePlan(ok); err != nil {
+			t.Errorf("ParsePlan(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{
+		job + "fail vertex=1 subtask=4\nrestart source=p2/uid:s keyed=p5/uid:k",
+		job + "fail vertex=1 subtask=4\nrescale keyed=7",
+		job + "rescale v3=4\nfail vertex=3 subtask=0",
+	} {
+		if _, err := ParsePlan(bad); err == nil {
+			t.Errorf("ParsePlan(%q) = nil error, want the fail step refused", bad)
+		}
+	}
+	if err := (Plan{Job: Generate(1, model.Flink118, 1).Job, Steps: []Step{{Kind: Fail, Vertex: 1, Subtask: 1 << 20}}}).Validate(); err == nil || !strings.Contains(err.Error(), "step 0 (fail vertex=1 subtask=1048576): keyed has no subtask 1048576") {
+		t.Errorf("Validate = %v, want the step named", err)
+	}
+	for seed := uint64(0); seed < 300; seed++ {
+		if p := Generate(seed, model.Flink118, 300); p.Validate() != nil {
+			t.Fatalf("seed %d: the generated plan is refused: %v", seed, p.Validate())
+		}
+	}
+}
+
 func TestSeedsHaveOnlyKnownFindings(t *testing.T) {
 	n := uint64(60)
 	if testing.Short() {
@@ -90,5 +134,33 @@ func TestSeedsHaveOnlyKnownFindings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRowKeys checks the keys of KeyRow jobs, plain and extreme: every display form reads back
+// (hashOfKey, through model/sqlkey) to the hash keyOf gave it, the oracle's independent
+// BinaryRowData layout agrees, and distinct key indexes are distinct keys.
+func TestRowKeys(t *testing.T) {
+	for _, values := range []KeyValues{PlainKeys, ExtremeKeys} {
+		seen := map[string]int{}
+		for k := range 3000 {
+			name, h := keyOf(KeyRow, values, k)
+			if got := hashOfKey(KeyRow, name); got != h {
+				t.Fatalf("key %d %s: keyOf hash %d, hashOfKey %d", k, name, h, got)
+			}
+			if got, err := oracle.HashCode(oracle.Row, name); err != nil || got != h {
+				t.Fatalf("key %d %s: keyOf hash %d, oracle %d (%v)", k, name, h, got, err)
+			}
+			if j, dup := seen[name]; dup {
+				t.Fatalf("keys %d and %d are both %s", j, k, name)
+			}
+			seen[name] = k
+		}
+	}
+	if name, _ := keyOf(KeyRow, PlainKeys, 5); name != `[null,"user-5"]` {
+		t.Errorf("key 5 is %s, want [null,\"user-5\"]", name)
+	}
+	if name, _ := keyOf(KeyRow, ExtremeKeys, 5); name != `[9223372036854775807,"abcdefgh"]` {
+		t.Errorf("extreme key 5 is %s", name)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/sim/oracle"
 )
@@ -162,7 +161,7 @@ func (w *World) failover(step int, failed []slot) string {
 	}
 	if want := expectedRestartSet(w.job, failed); !maps.Equal(want, got) {
 		w.violate(step, InvRestartSet, fmt.Sprintf("the failure restarts %d subtasks, want %d", len(got), len(want)),
-			cmp.Diff(describeSlots(want), describeSlots(got)))
+			diffMap(describeSlots(want), describeSlots(got)))
 	}
 	// The stateful region restarts whole: every source subtask (tied together by the keyBy edge or
 	// a keyed stage's hash edge, unless the job has neither) — then the job restores in place.
@@ -275,7 +274,7 @@ func (w *World) restartRegions(step int, restart map[slot]bool) string {
 					got[so.Split] = so.Offset
 				}
 				if len(w.src[i].unionReceived) != len(want) || !maps.Equal(got, want) {
-					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(want)), cmp.Diff(want, got))
+					w.violate(step, InvUnion, fmt.Sprintf("source subtask %d received %d union elements, want %d", i, len(w.src[i].unionReceived), len(want)), diffMap(want, got))
 				}
 			}
 		}

@@ -89,11 +89,6 @@ func compareViolations(a, b Violation) int {
 // known issue, detail and diff.
 func SortViolations(vs []Violation) { slices.SortStableFunc(vs, compareViolations) }
 
-// StableDiff undoes go-cmp's deliberate per-process instability of its report: cmp.Diff
-// indents with U+00A0 instead of U+0020 in about half the processes, which would make the
-// output of a run differ between two processes.
-func StableDiff(d string) string { return strings.ReplaceAll(d, "\u00a0", " ") }
-
 // InvPanic is the invariant of the one violation of a run in which the simulator or the model
 // panicked (an internal error): the run fails, and the panic's first line is the detail.
 const InvPanic = "panic"

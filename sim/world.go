@@ -245,7 +245,7 @@ type entry struct {
 // keyedTask is a keyed subtask.
 type keyedTask struct {
 	index   int
-	keyType KeyType // the Java type of the keys (the job's, or Integer for a keyed stage)
+	keyType KeyType // the type of the keys (the job's, or Integer for a keyed stage)
 	kgs     model.KeyGroupRange
 	values  map[string]*entry
 	rules   map[string]int64 // broadcast map state; nil when the job has none

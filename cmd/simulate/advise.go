@@ -59,7 +59,7 @@ target of the worst pick, how many targets were moved and the highest pick.
   (+ worst_target,moved_targets,highest_parallelism with --autoscaler)`
 
 func runAdvise(e *env, args []string) int {
-	fs := cliflags.New("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string [--weights]] [--autoscaler RELEASE [--current C]] [--csv]", adviseHelp)
+	fs := cliflags.New("advise", "advise --max-expected-parallelism N [--min-expected-parallelism L] [--candidates LIST] [--tolerance T] [--keys FILE --key-type int|long|string|row<T1,…,Tn> [--weights]] [--autoscaler RELEASE [--current C]] [--csv]", adviseHelp)
 	var n cliflags.Int
 	fs.Var(&n, "max-expected-parallelism", "the highest parallelism `N` the job may ever run at (1..32768)")
 	var lo cliflags.Int
@@ -67,7 +67,7 @@ func runAdvise(e *env, args []string) int {
 	candList := fs.String("candidates", "", "candidate max parallelisms `LIST` (default: powers of two and highly composite numbers, see above)")
 	tol := fs.Float64("tolerance", 0.05, "compare worst-case skews in steps of `T` (0: exact)")
 	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
-	keyType := fs.String("key-type", "", "with --keys: the key's Java `TYPE`: int, long or string")
+	keyType := fs.String("key-type", "", "with --keys: "+keyTypeUsage)
 	weights := fs.Bool("weights", false, "with --keys: every line is key,weight (weight = records)")
 	release := fs.String("autoscaler", "", "rank by what the operator `RELEASE`'s autoscaler picks for targets L..N")
 	var cur cliflags.Int

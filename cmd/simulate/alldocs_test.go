@@ -338,6 +338,24 @@ func elidedMatch(want, got []string) bool {
 
 // docCommand turns a doc's command line into arguments: quotes are removed, a trailing
 // "# comment" dropped, .metadata files resolved, --out redirected into tmp; ok is false for
+// unquoted is line without its '…' and "…" parts (an unterminated quote runs to the end).
+func unquoted(line string) string {
+	var b strings.Builder
+	var quote rune
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+		case r == '"' || r == '\'':
+			quote = r
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // what it cannot run (stdin redirection, other pipes, shell lists, python).
 func docCommand(line, real, recent, tmp string) (args []string, head, tail int, discard bool, stdin, stdout string, ok bool) {
 	if c, _, found := strings.Cut(line, "  #"); found {
@@ -367,7 +385,7 @@ func docCommand(line, real, recent, tmp string) (args []string, head, tail int, 
 	if c, f, found := strings.Cut(line, " > "); found && !strings.ContainsAny(f, " <>|") {
 		line, stdout = c, f
 	}
-	if strings.ContainsAny(line, "<>|;&$") {
+	if strings.ContainsAny(unquoted(line), "<>|;&$") { // quoted, as in 'row<INT,STRING>', they are plain text
 		return nil, 0, 0, false, "", "", false
 	}
 	var cur strings.Builder

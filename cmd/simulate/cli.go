@@ -54,6 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	switch name {
+	case "-version", "--version":
+		name = "version"
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -92,7 +94,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'simulate <command> --help' for a command's flags. Exit codes: 0 ok, 1 violation/refused, 2 bad usage or input.")
+	fmt.Fprintln(w, "Run 'simulate <command> --help' for a command's flags, 'simulate --version' for this build and")
+	fmt.Fprintln(w, "the default Flink version of each command. Exit codes: 0 ok, 1 violation/refused, 2 bad usage or input.")
 }
 
 // isTerminal reports whether w is a character device (a terminal).

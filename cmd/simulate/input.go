@@ -16,10 +16,13 @@ import (
 // stdinName is how a file argument names stdin.
 const stdinName = "-"
 
-// openInput opens the file at path, or stdin for "-". A directory is refused.
+// openInput opens the file at path, or stdin for "-". A directory and an empty path are refused.
 func openInput(e *env, path string) (io.ReadCloser, error) {
-	if path == stdinName {
+	switch path {
+	case stdinName:
 		return io.NopCloser(e.stdin), nil
+	case "":
+		return nil, errEmptyFileName
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -34,6 +37,9 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 	}
 	return f, nil
 }
+
+// errEmptyFileName is the error of an empty file argument.
+var errEmptyFileName = errors.New(`an empty file name ("-" reads stdin)`)
 
 // readInput reads the whole file at path, or stdin for "-", refusing more than limit bytes.
 func readInput(e *env, path string, limit int64) ([]byte, error) {

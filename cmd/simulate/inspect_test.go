@@ -35,7 +35,7 @@ func writeSynthetic(t *testing.T, dir, name string) string {
 			ManagedOperatorState: []model.OperatorStateHandle{{Delegate: model.StreamHandle{Path: "op", Size: 40, InMemory: true},
 				States: []model.NamedOperatorState{{Name: "buffer", Mode: model.SplitDistribute, Offsets: []int64{10, 20}}}}},
 			ManagedKeyedState: []model.KeyedStateHandle{&model.KeyGroupsStateHandle{
-				Offsets:  model.KeyGroupRangeOffsets{Range: r, Offsets: []int64{5, 9, 9, 30}},
+				Offsets:  model.KeyGroupRangeOffsets{Range: r, Offsets: []int64{5, 0, 9, 30}}, // key group 5 empty
 				Delegate: model.StreamHandle{Path: "kg", Size: 50, InMemory: true}}},
 		}},
 	}}}
@@ -96,7 +96,7 @@ func TestInspectSyntheticJSON(t *testing.T) {
 		"managed_operator_state": []any{[]any{map[string]any{"name": "buffer", "mode": "SPLIT_DISTRIBUTE", "offsets": []any{10.0, 20.0}}}},
 		"raw_operator_state":     []any{},
 		"managed_keyed_state": []any{map[string]any{"type": "KeyGroupsStateHandle", "tag": 12.0, "start": 4.0, "end": 7.0,
-			"state_bytes": 50.0, "offsets": []any{5.0, 9.0, 9.0, 30.0}}},
+			"state_bytes": 50.0, "offsets": []any{5.0, 0.0, 9.0, 30.0}, "key_group_bytes": []any{4.0, 0.0, 21.0, 20.0}}},
 		"raw_keyed_state":       []any{},
 		"input_channel_handles": 0.0, "result_subpartition_handles": 0.0,
 	}
@@ -283,4 +283,25 @@ func TestInspectDocs(t *testing.T) {
 	}
 	checkDocExample(t, "../../docs/inspect.md", "$ simulate inspect chk-1            # kafka-enum1.metadata copied to chk-1/_metadata\n",
 		filepath.Dir(dir), "inspect", dir)
+}
+
+// TestEmptyPathRefused: an empty PATH or FILE argument is bad input, not the current directory
+// (issue 28: inspect "" read the working directory).
+func TestEmptyPathRefused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"simulate inspect: an empty path (want a _metadata file, a checkpoint directory or a URL)", []string{"inspect", ""}},
+		{"simulate inspect: an empty path", []string{"inspect", "", "--latest"}},
+		{"simulate plan: an empty path", []string{"plan", "", "--parallelism", "2"}},
+		{"simulate diff: an empty path", []string{"diff", "", ""}},
+		{"simulate locate: an empty path", []string{"locate", "1", "", "--key-type", "int"}},
+		{`simulate replay: an empty file name ("-" reads stdin)`, []string{"replay", ""}},
+		{`simulate summarize: an empty file name ("-" reads stdin)`, []string{"summarize", ""}},
+	} {
+		code, out, errs := runCLI(t, "", c.args...)
+		wantUsageError(t, c.want, code, out, errs)
+	}
 }

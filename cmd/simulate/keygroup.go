@@ -20,10 +20,24 @@ func init() {
 	register(&command{name: "ranges", summary: "the key-group range of every subtask for a parallelism", run: runRanges})
 }
 
+// keyTypeUsage is the --key-type flag's usage, and sqlKeyHelp the help's paragraph on SQL keys.
+const (
+	keyTypeUsage = "the key's `TYPE`: int, long or string (Java), or row<T1,…,Tn> (a SQL key)"
+	sqlKeyHelp   = `A SQL job's key is the row its key selector projects, hashed as Flink's BinaryRowData
+(MurmurHash over the row's bytes, not a Java hashCode): --key-type 'row<T1,…,Tn>' with Flink's
+type names (INT, BIGINT, SMALLINT, TINYINT, BOOLEAN, FLOAT, DOUBLE, STRING, VARCHAR(n), CHAR(n),
+BYTES, VARBINARY(n), BINARY(n), DATE, TIME, TIMESTAMP(p), TIMESTAMP_LTZ(p), DECIMAL(p,s); NOT
+NULL and field names allowed) and each key a JSON array, null for NULL: integers for the
+integer types, DATE (days) and TIME (millis of day); true/false; FLOAT and DOUBLE as numbers or
+strings such as "NaN", "-0.0", "Infinity"; DECIMAL as a string such as "12.50"; TIMESTAMP(p <= 3)
+as epoch millis, TIMESTAMP(p > 3) as [epochMillis, nanoOfMillisecond]; strings as JSON strings;
+bytes in hex. Example: --key-type 'row<INT,STRING,DECIMAL(10,2)>' '[7,"eu-west","12.50"]'.`
+)
+
 // parseKeyType parses --key-type.
 func parseKeyType(t string) (plots.KeyType, error) {
 	if t == "" {
-		return 0, errors.New("--key-type is required (int, long or string)")
+		return plots.KeyType{}, errors.New("--key-type is required (int, long, string or a SQL key's row<T1,…,Tn>)")
 	}
 	return plots.ParseKeyType(t)
 }
@@ -65,17 +79,19 @@ func readLines(r io.Reader) ([]string, error) {
 }
 
 func runKeygroup(e *env, args []string) int {
-	fs := cliflags.New("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string [--allow-empty] [KEY ...]",
-		`Prints, for every key, its Java hashCode, its key group (murmurHash(hash) % M) and the subtask
+	fs := cliflags.New("keygroup", "keygroup --parallelism P [--max-parallelism M] --key-type int|long|string|row<T1,…,Tn> [--allow-empty] [KEY ...]",
+		`Prints, for every key, its hashCode, its key group (murmurHash(hash) % M) and the subtask
 that Flink routes it to, as CSV: key,hash,key_group,subtask (one row per key, in input order).
 Keys come from the arguments or, when there are none, from stdin, one per line (split on \n
 only; lines are taken verbatim, nothing is trimmed; no keys at all is an error unless
 --allow-empty). M defaults to Flink's default max parallelism for P. Negative numbers are
-keys, not flags; "--" ends the flags.`)
+keys, not flags; "--" ends the flags.
+
+`+sqlKeyHelp)
 	var p, m cliflags.Int
 	fs.Var(&p, "parallelism", "the operator's parallelism `P` (1..32768)")
 	fs.Var(&m, "max-parallelism", "the max parallelism `M` (P..32768; default: Flink's default for P)")
-	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
+	keyType := fs.String("key-type", "", keyTypeUsage)
 	allowEmpty := fs.Bool("allow-empty", false, "with no keys on stdin print just the header (else: an error)")
 	keys, done, code := e.parseFlags(fs, args)
 	if done {

@@ -15,16 +15,18 @@ func init() {
 }
 
 func runLocate(e *env, args []string) int {
-	fs := cliflags.New("locate", "locate KEY PATH [--latest] --key-type int|long|string [--operator ID|uid:NAME] [--parallelism P] [--format text|json]",
-		`Prints, for every operator with keyed state (or only --operator), the key's Java hashCode and
+	fs := cliflags.New("locate", "locate KEY PATH [--latest] --key-type int|long|string|row<T1,…,Tn> [--operator ID|uid:NAME] [--parallelism P] [--format text|json]",
+		`Prints, for every operator with keyed state (or only --operator), the key's hashCode and
 key group, the old subtask and the keyed-state handles holding that key group, the key group's
-byte range in each handle (from the handle's offsets; incremental and changelog handles have
-none and are read whole) and, with --parallelism, the new subtask that owns it at P. An
+byte range in each handle (from its offset to the next larger offset of the handle, the last to
+the stream's end; offset 0 is an empty key group, 0 bytes; incremental and changelog handles
+have no offsets and are read whole) and, with --parallelism, the new subtask that owns it at P. An
 operator of max parallelism 1 is non-parallel: it stays at parallelism 1 whatever P (as plan
 plans it; JSON "non_parallel": true).
+For a SQL job, KEY is a JSON array with --key-type 'row<T1,…,Tn>' (see 'simulate keygroup --help').
 
 `+pathHelp)
-	keyType := fs.String("key-type", "", "the key's Java type: int, long or string")
+	keyType := fs.String("key-type", "", keyTypeUsage)
 	operator := fs.String("operator", "", "only the operator `ID` (32 hex digits or uid:NAME)")
 	var p cliflags.Int
 	fs.Var(&p, "parallelism", "the new parallelism `P` (1..the operator's max parallelism)")

@@ -23,8 +23,8 @@ func inspectJSON(t *testing.T, path string) savepoint.Summary {
 	return s
 }
 
-// locate on a real savepoint agrees with inspect: the key group's bytes are the offset
-// difference inspect shows (the stream's size for the last key group of a handle).
+// locate on a real savepoint agrees with inspect: the key group's bytes start at its offset and
+// are the key_group_bytes inspect shows (TestOneByteRuleEveryCommand checks every real file).
 func TestLocateAgreesWithInspect(t *testing.T) {
 	path := filepath.Join(realmeta.Sub(t, "real"), issue17File)
 	sum := inspectJSON(t, path)
@@ -53,12 +53,9 @@ func TestLocateAgreesWithInspect(t *testing.T) {
 			t.Fatalf("locate %s: inspect has no handle of subtask %d holding key group %d", key, h.Subtask, l.KeyGroup)
 		}
 		i := int64(l.KeyGroup) - ks.Start
-		end := ks.StateBytes
-		if i+1 < int64(len(*ks.Offsets)) {
-			end = (*ks.Offsets)[i+1]
-		}
-		if *h.Start != (*ks.Offsets)[i] || *h.End != end || *h.Bytes != end-(*ks.Offsets)[i] || h.HandleBytes != ks.StateBytes {
-			t.Errorf("locate %s: bytes %d..%d (%d), inspect %d..%d", key, *h.Start, *h.End, *h.Bytes, (*ks.Offsets)[i], end)
+		start, n := (*ks.Offsets)[i], (*ks.KeyGroupBytes)[i]
+		if *h.Start != start || *h.End != start+n || *h.Bytes != n || h.HandleBytes != ks.StateBytes {
+			t.Errorf("locate %s: bytes %d..%d (%d), inspect %d..%d", key, *h.Start, *h.End, *h.Bytes, start, start+n)
 		}
 		if l.OldSubtask != int(h.Subtask) {
 			t.Errorf("locate %s: old subtask %d, handle of subtask %d", key, l.OldSubtask, h.Subtask)
@@ -185,4 +182,24 @@ func TestLocateSQLNonParallel(t *testing.T) {
 		t.Errorf("%d max-parallelism-1 operators located: too few", nonParallel)
 	}
 	t.Logf("%d files, %d max-parallelism-1 keyed operators located", len(files), nonParallel)
+}
+
+// locate on a handle whose key groups without data have offset 0 between non-zero offsets (a
+// canonical savepoint of Flink 1.16): a key group with data runs to the next larger offset, an
+// empty one is said to be empty (both were "the handle is read whole" before issue 28).
+func TestLocateEmptyAndSparseKeyGroups(t *testing.T) {
+	path := filepath.Join(realmeta.Sub(t, "real"), "operatorstate.complexKeyed-flink1.16.metadata")
+	for _, c := range []struct{ key, want string }{
+		{"4", "operator 01203aa9a12dc1ec725e03853dd7c8f2: key \"4\" (hash 4) is in key group 7 of 128\n" +
+			"  old: subtask 0 of 4\n" +
+			"    subtask 0 managed keyed state: KeyGroupsSavepointStateHandle, 2518 bytes, in ByteStreamStateHandle 2518 bytes inline; key group 7: bytes 2452..2474 (22 bytes)\n"},
+		{"312", "operator 01203aa9a12dc1ec725e03853dd7c8f2: key \"312\" (hash 312) is in key group 0 of 128\n" +
+			"  old: subtask 0 of 4\n" +
+			"    subtask 0 managed keyed state: KeyGroupsSavepointStateHandle, 2518 bytes, in ByteStreamStateHandle 2518 bytes inline; key group 0: empty (offset 0, 0 bytes)\n"},
+	} {
+		code, out, errs := runCLI(t, "", "locate", c.key, path, "--key-type", "int")
+		if code != 0 || errs != "" || out != c.want {
+			t.Errorf("locate %s: exit %d %q\n%s", c.key, code, errs, out)
+		}
+	}
 }

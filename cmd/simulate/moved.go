@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,7 +17,7 @@ func init() {
 	register(&command{name: "moved", summary: "the key groups that change owner (subtask) in a rescale; --from-savepoint: bytes each subtask reads", run: runMoved})
 }
 
-const movedHelp = `For each max parallelism M, counts the key groups whose subtask changes when a job is rescaled
+var movedHelp = `For each max parallelism M, counts the key groups whose subtask changes when a job is rescaled
 from parallelism P to Q: key group kg runs on subtask kg*P/M before and kg*Q/M after
 (KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup). A key group that keeps its subtask
 index needs no transfer; every other one is restored by a different subtask. If state is spread
@@ -33,7 +34,10 @@ max parallelisms. Without --out, rows are printed as they are computed.
 This counts ownership changes only: on a rescale every new subtask restores from checkpoint
 storage. --from-savepoint PATH instead prints, for each Q of --to, the bytes each new subtask
 reads (plan's bytes_read) as CSV to,operator_id,subtask,bytes_read (--from, --max-parallelism
-and --out are then errors).`
+and --out are then errors). When Flink refuses the restore at some --to (e.g. above the state's
+max parallelism), it prints the refusal on one line on stderr and nothing on stdout, and exits 1,
+as 'simulate plan' does: a refusal answers a valid question. Exit code: 0 ok, 1 refused, 2 bad
+usage or input. --from-savepoint runs Flink ` + savepointFlinkDefault.String() + `, ` + savepointFlinkReason + `.`
 
 func runMoved(e *env, args []string) int {
 	fs := cliflags.New("moved", "moved --from P --to LIST --max-parallelism LIST [--out FILE.png|.svg [--embed-fonts]]", movedHelp)
@@ -65,7 +69,11 @@ func runMoved(e *env, args []string) int {
 		if err != nil {
 			return e.failf("moved", "%v", err)
 		}
-		rows, err := savepoint.ReadsAt(sp, model.NewestFlinkRelease, qs)
+		rows, err := savepoint.ReadsAt(sp, savepointFlinkDefault, qs)
+		if refused := (*savepoint.RefusedError)(nil); errors.As(err, &refused) {
+			e.failf("moved", "%v", err)
+			return exitViolation // as plan's: Flink refuses a valid question
+		}
 		if err == nil {
 			err = savepoint.WriteReadsCSV(e.stdout, rows)
 		}

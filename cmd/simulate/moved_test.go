@@ -82,7 +82,7 @@ func TestMovedBadInput(t *testing.T) {
 		{"no rescale left", []string{"moved", "--from", "200", "--to", "300", "--max-parallelism", "128"}},
 		{"not an integer", []string{"moved", "--from", "x", "--to", "8", "--max-parallelism", "128"}},
 		{"must end in .png or .svg", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "a.gif")}},
-		{"no such file or directory", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "no", "a.svg")}},
+		{"does not exist", []string{"moved", "--from", "4", "--to", "8", "--max-parallelism", "128", "--out", filepath.Join(dir, "no", "a.svg")}},
 	} {
 		code, out, errs := runCLI(t, "", c.args...)
 		wantUsageError(t, c.want, code, out, errs)
@@ -171,8 +171,14 @@ func TestMovedFromSavepoint(t *testing.T) {
 	if want := "to,operator_id,subtask,bytes_read\n2,cb16aa5adb311e8ac72482def19accbe,0,661\n2,cb16aa5adb311e8ac72482def19accbe,1,661\n"; code != 0 || out != want {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
 	}
-	if code, _, errOut := runCLI(t, "", "moved", "--to", "200", "--from-savepoint", path); code != 2 || !strings.Contains(errOut, "refused") {
-		t.Errorf("P=200: exit %d, %s", code, errOut)
+	// A target Flink refuses is a refusal of a valid question, exit 1 as plan's (issue 28: it
+	// was exit 2, bad input): one line on stderr, nothing on stdout.
+	if code, out, errOut := runCLI(t, "", "moved", "--to", "2,3,200", "--from-savepoint", path); code != 1 || out != "" ||
+		errOut != "simulate moved: at parallelism 200 the restore is refused: The state for task operator 7d246211b2be972287522fe7978b38c1 can not be restored. The maximum parallelism (128) of the restored state is lower than the configured parallelism (200). Please reduce the parallelism of the task to be lower or equal to the maximum parallelism. (simulate plan says what would work)\n" {
+		t.Errorf("P=200: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, _ := runCLI(t, "", "plan", path, "--parallelism", "200"); code != 1 {
+		t.Errorf("plan at P=200: exit %d, want 1 as moved", code)
 	}
 	for _, extra := range [][]string{{"--from", "3"}, {"--max-parallelism", "128"}, {"--out", filepath.Join(t.TempDir(), "m.png")}} {
 		code, out, errOut := runCLI(t, "", append([]string{"moved", "--to", "2", "--from-savepoint", path}, extra...)...)

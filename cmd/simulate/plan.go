@@ -54,9 +54,13 @@ happen as it stands (top-level "restorable": false). Operators the new job does 
 "status": "dropped" with no subtasks. An operator whose state has no subtask entries is not
 reassigned by Flink 1.18 (no restore object; "restore_object": false).
 
-Bytes: a key group's bytes run from its offset to the next larger offset of the old handle (or
-the end of its stream); offset 0 means an empty key group (Flink's restore skips it). An
-incremental (RocksDB) or changelog handle counts whole: the subtask downloads all of it.
+Bytes: an operator's "state_bytes" are the sizes of the state handles the checkpoint holds for
+it (keyed, operator, coordinator and channel state), as inspect prints them; "bytes_read" is
+what the restore downloads and "received_bytes" what a new subtask receives. A key group's
+bytes run from its offset to the next larger offset of the old handle (or the end of its
+stream); offset 0 means an empty key group (Flink's restore skips it), as in inspect, locate
+and diff. An incremental (RocksDB) or changelog handle counts whole: the subtask downloads
+all of it.
 Operator-state entries likewise run to the next offset of their handle. In-flight channel state
 (unaligned checkpoints) is planned per new subtask over assumed edges, each gate and partition a
 --channel-partitioner edge (HASH, a keyBy) to a task keeping its parallelism; a note says so.
@@ -100,7 +104,8 @@ func runPlan(e *env, args []string) int {
 	var uf uidFlags
 	uf.register(fset)
 	jobPath := fset.String("job", "", "describe the new job in `FILE` (YAML or JSON, format above; - reads stdin)")
-	flinkFlag := fset.String("flink", model.NewestFlinkRelease.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
+	flinkFlag := fset.String("flink", savepointFlinkDefault.String(), "the Flink version `V` whose restore path runs: "+model.FlinkVersionNames()+"; the default is the newest modelled release")
+	fset.Description += "\n\n" + savepointFlinkNote
 	allow := fset.Bool("allow-non-restored-state", false, "skip checkpointed operators the new job does not have (--allowNonRestoredState)")
 	partitioner := savepoint.DefaultChannelPartitioner
 	fset.Var(&partitioner, "channel-partitioner", "the partitioner `P` (FORWARD, REBALANCE, RESCALE, SHUFFLE, HASH, GLOBAL, BROADCAST or CUSTOM) assumed on the edges of in-flight channel state that no job-file vertex input gives (inputs: [{from: V, partitioner: P}], docs/plan.md)")

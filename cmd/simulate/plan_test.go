@@ -78,7 +78,7 @@ func TestPlanKafkaFacts(t *testing.T) {
 				}
 				gotPairs = append(gotPairs, st.Pairs)
 				gotKG = append(gotKG, s.KeyGroups)
-				bytes += s.StateBytes
+				bytes += s.ReceivedBytes
 				if len(s.ManagedKeyedState)+len(s.RawKeyedState)+len(s.RawOperatorState) != 0 {
 					t.Errorf("subtask %d: unexpected state %+v", s.Index, s)
 				}
@@ -91,7 +91,11 @@ func TestPlanKafkaFacts(t *testing.T) {
 			}
 			// Offsets 233, 272, 311 (and 350) in streams of 350 and 389 bytes: 39 bytes a split.
 			if bytes != 10*39 {
-				t.Errorf("operator-state bytes %d, want %d", bytes, 10*39)
+				t.Errorf("operator-state bytes received %d, want %d", bytes, 10*39)
+			}
+			// State bytes: the three handles (350, 389, 350) and the 126-byte enumerator state.
+			if op.StateBytes != 1215 {
+				t.Errorf("%d state bytes, want 1215 (as inspect)", op.StateBytes)
 			}
 		})
 	}

@@ -36,7 +36,8 @@ Prints {"output": [...]}, one object per new subtask (one per line), keyed by st
 An entry in "handles" with "offsets": [] is a handle the subtask receives with no partition of
 that state. With unchanged parallelism Flink usually keeps every subtask's own state, but
 redistributes UNION state, and in 1.18 BROADCAST state that some subtask lacks.`)
-	version := fs.String("flink", "1.18", "the Flink version `V` to model: "+model.FlinkVersionNames())
+	version := fs.String("flink", simFlinkDefault.String(), "the Flink version `V` to model: "+model.FlinkVersionNames())
+	fs.Description += "\n\n" + simFlinkNote
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
 		return code

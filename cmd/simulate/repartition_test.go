@@ -156,7 +156,7 @@ func TestRepartitionCommandBadInput(t *testing.T) {
 		{"duplicate name in a handle", with(`"num_offsets": 2}`, `"num_offsets": 2}, {"name": "s", "mode": "UNION", "num_offsets": 1}`), nil, "appears twice"},
 		{"one name, two modes", with(`}]}]]}`, `}]}, {"handle": 1, "states": [{"name": "s", "mode": "BROADCAST", "num_offsets": 1}]}]]}`), nil, "one mode per name"},
 		{"unknown --flink", good, []string{"--flink", "1.17"}, "unknown Flink version"},
-		{"empty --flink", good, []string{"--flink="}, "unknown Flink version"},
+		{"empty --flink", good, []string{"--flink="}, "--flink: an empty value"},
 		{"unknown flag", good, []string{"--parallelism", "3"}, "flag provided but not defined"},
 		{"positional argument", good, []string{"case.json"}, `unexpected argument "case.json"`},
 	}

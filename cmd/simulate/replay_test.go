@@ -58,3 +58,21 @@ func TestReplayStdin(t *testing.T) {
 		t.Errorf("replay FILE: exit %d, replay - : exit %d, stderr %q\n%s\n---\n%s", codeFile, codeStdin, errs, fromFile, fromStdin)
 	}
 }
+
+// TestReplayFailIndexRefused: a fail step naming a subtask or vertex the job does not have is
+// refused when the file is parsed, naming the index (issue 28: it ran, exit 0, the index taken
+// modulo the parallelism).
+func TestReplayFailIndexRefused(t *testing.T) {
+	const job = "seed 1\nflink 1.18\njob keys=int/uniform/10 splits=2 source=p2/uid:source keyed=p2/uid:keyed\nprocess n=3\n"
+	for _, c := range []struct{ step, want string }{
+		{"fail vertex=1 subtask=99", "plan.txt: scenario: line 5: fail: keyed has no subtask 99: it runs at parallelism 2 at most up to this step (want subtask 0..1)"},
+		{"fail vertex=5 subtask=0", "plan.txt: scenario: line 5: fail: the job has no vertex 5 (its vertices: 0 source, 1 keyed)"},
+	} {
+		path := filepath.Join(t.TempDir(), "plan.txt")
+		if err := os.WriteFile(path, []byte(job+c.step+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCLI(t, "", "replay", path)
+		wantUsageError(t, c.want, code, out, errs)
+	}
+}

@@ -25,7 +25,8 @@ type commonFlags struct {
 
 func addCommonFlags(fs *cliflags.Set) *commonFlags {
 	c := &commonFlags{}
-	c.flink = fs.String("flink", "1.18", "the Flink version `V` to model: "+model.FlinkVersionNames())
+	c.flink = fs.String("flink", simFlinkDefault.String(), "the Flink version `V` to model: "+model.FlinkVersionNames())
+	fs.Description += "\n\n" + simFlinkNote
 	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", sweep.MaxSteps, sim.DefaultSteps))
 	c.format = fs.String("format", "text", "output format: text or json")
 	c.noShrink = fs.Bool("no-shrink", false, "do not shrink failing seeds to a minimal plan")

@@ -377,6 +377,8 @@ func TestSimBadInput(t *testing.T) {
 		{"unknown Flink version", []string{"run", "--seed", "1", "--flink", "1.17"}},
 		{"--steps 0 is out of range", []string{"run", "--seed", "1", "--steps", "0"}},
 		{"--steps -3 is out of range", []string{"run", "--seed", "1", "--steps=-3"}},
+		{"--steps 5001 is out of range (want 1..5000)", []string{"run", "--seed", "1", "--steps", "5001"}},
+		{"--steps 100000 is out of range (want 1..5000)", []string{"sweep", "--seeds", "1", "--steps", "100000"}},
 		{`not an integer: "many"`, []string{"run", "--seed", "1", "--steps", "many"}},
 		{`unknown --format "yaml"`, []string{"run", "--seed", "1", "--format", "yaml"}},
 		{"flag provided but not defined", []string{"run", "--seed", "1", "--bogus"}},

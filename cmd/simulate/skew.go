@@ -144,7 +144,8 @@ distinct-key skew, and splits the busiest subtask's record skew into layout x ke
 --csv it prints only
   subtask,key_groups,records,distinct_keys,records_share
 (records_share = records / all records). --out draws key groups, records and distinct keys
-per subtask relative to the mean.
+per subtask relative to the mean. For a SQL key (--key-type row<…>) each key is a JSON array,
+as in 'simulate keygroup --help'.
 
 Ratios and shares are printed with 6 decimals (printf %.6f). Bad input exits 2 with one line
 on stderr and nothing on stdout; --out is written to a temporary file and renamed, so an
@@ -152,7 +153,7 @@ existing file is only replaced by a complete chart.`
 
 func runSkew(e *env, args []string) int {
 	fs := cliflags.New("skew", "skew --max-parallelism LIST --parallelism LIST [--csv] [--out FILE.png|.svg [--chart line|heatmap] [--log-x] [--embed-fonts]]\n"+
-		"       simulate skew --keys FILE --key-type int|long|string [--weights] --parallelism P [--max-parallelism M] [--csv] [--out FILE.png|.svg [--embed-fonts]]",
+		"       simulate skew --keys FILE --key-type int|long|string|row<T1,…,Tn> [--weights] --parallelism P [--max-parallelism M] [--csv] [--out FILE.png|.svg [--embed-fonts]]",
 		skewHelp)
 	maxPar := fs.String("max-parallelism", "", "max parallelisms `LIST`, e.g. 128,256,720, 128..1024 or default (with --keys: one value M or default)")
 	par := fs.String("parallelism", "", "parallelisms `LIST`, e.g. 1..512 or 1..8,16,32 (with --keys: one value P)")
@@ -160,7 +161,7 @@ func runSkew(e *env, args []string) int {
 	chartKind := fs.String("chart", "line", "`KIND` of chart for --out without --keys: line or heatmap")
 	logX := fs.Bool("log-x", false, "line chart: log-scale parallelism axis")
 	keysPath := fs.String("keys", "", "key sample `FILE`, one key per line (- for stdin)")
-	keyType := fs.String("key-type", "", "with --keys: the key's Java `TYPE`: int, long or string")
+	keyType := fs.String("key-type", "", "with --keys: "+keyTypeUsage)
 	weights := fs.Bool("weights", false, "with --keys: every line is key,weight (weight = records)")
 	cf := addChartFlags(fs)
 	pos, done, code := e.parseFlags(fs, args)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/restoresim/restoresim/internal/realmeta"
 	"github.com/restoresim/restoresim/model"
 )
 
@@ -219,7 +220,7 @@ func TestSkewBadInput(t *testing.T) {
 		{"missing parallelism", "", "--parallelism is required", base},
 		{"missing max", "", "--max-parallelism is required", []string{"skew", "--parallelism", "4"}},
 		{"unknown extension", "", "must end in .png or .svg", append(base, "--parallelism", "4", "--out", filepath.Join(dir, "a.pdf"))},
-		{"unwritable out", "", "no such file or directory", append(base, "--parallelism", "4", "--out", filepath.Join(dir, "missing", "a.png"))},
+		{"unwritable out", "", "does not exist", append(base, "--parallelism", "4", "--out", filepath.Join(dir, "missing", "a.png"))},
 		{"out is a directory", "", "busy.png", append(base, "--parallelism", "4", "--out", mkdirFull(t, dir, "busy.png"))},
 		{"embed fonts png", "", "--embed-fonts applies to SVG only", append(base, "--parallelism", "4", "--out", existing, "--embed-fonts")},
 		{"bad chart", "", `--chart "pie"`, append(base, "--parallelism", "4", "--chart", "pie")},
@@ -323,5 +324,40 @@ func TestDocsSkewMD(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Errorf("only %d commands checked in docs/skew.md", checked)
+	}
+}
+
+// TestEmptyOutRefused: --out "" is bad input on every command that writes a file (issue 28: it
+// exited 0 and wrote nothing, silently).
+func TestEmptyOutRefused(t *testing.T) {
+	meta := filepath.Join(realmeta.Sub(t, "real"), "kafka-enum1.metadata")
+	for _, args := range [][]string{
+		{"skew", "--max-parallelism", "128", "--parallelism", "1..4", "--out", ""},
+		{"moved", "--from", "4", "--to", "6", "--max-parallelism", "128", "--out", ""},
+		{"plan", meta, "--parallelism", "2", "--out", ""},
+		{"sweep", "--seeds", "1", "--out", ""},
+	} {
+		code, out, errs := runCLI(t, "", args...)
+		wantUsageError(t, "--out: an empty value", code, out, errs)
+	}
+}
+
+// TestOutPathErrors: an --out that is a directory, or in a directory that does not exist, is
+// refused naming the user's path, never the temporary file (issue 28), and nothing is written.
+func TestOutPathErrors(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("chart.png", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, want string }{
+		{"chart.png", "simulate skew: --out: writing chart.png: it is a directory\n"},
+		{"missing/chart.png", "simulate skew: --out: writing missing/chart.png: directory missing does not exist\n"},
+	} {
+		code, out, errs := runCLI(t, "", "skew", "--max-parallelism", "128", "--parallelism", "1..4", "--out", c.out)
+		wantUsageError(t, c.want, code, out, errs)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("the directory holds %d entries, want chart.png only", len(es))
 	}
 }

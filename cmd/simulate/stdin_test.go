@@ -27,7 +27,9 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 	job := filepath.Join(dir, "job.yaml")
 	jobText := "vertices:\n  - {parallelism: 3, operators: [{uid: my-uid}]}\n"
 	keys := filepath.Join(dir, "keys.txt")
-	for p, b := range map[string]string{job: jobText, keys: "a\nb\nb\nc\n"} {
+	cases := filepath.Join(dir, "cases.jsonl")
+	caseText := `{"checkpoint_id": 1, "vertices": [{"name": "v", "operators": [{"id": "0000000000000000000000000000000a"}], "parallelism": 2, "max_parallelism_configured": false}], "operators": []}` + "\n"
+	for p, b := range map[string]string{job: jobText, keys: "a\nb\nb\nc\n", cases: caseText} {
 		if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -50,6 +52,7 @@ func TestDashIsStdinEverywhere(t *testing.T) {
 		{"replay", scenario, []string{"replay", scen}, []string{"replay", "-"}, true},
 		{"skew --keys", "a\nb\nb\nc\n", []string{"skew", "--keys", keys, "--key-type", "string", "--parallelism", "2", "--csv"}, []string{"skew", "--keys", "-", "--key-type", "string", "--parallelism", "2", "--csv"}, true},
 		{"advise --keys", "a\nb\nb\nc\n", []string{"advise", "--keys", keys, "--key-type", "string", "--max-expected-parallelism", "4", "--csv"}, []string{"advise", "--keys", "-", "--key-type", "string", "--max-expected-parallelism", "4", "--csv"}, true},
+		{"assign", caseText, []string{"assign", cases}, []string{"assign", "-"}, true},
 		{"repartition", `{"old_parallelism": 1, "new_parallelism": 1, "input": [[]]}`, nil, []string{"repartition", "-"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,13 +44,14 @@ type sweepConfig struct {
 	sweep.Config
 	out          string // directory for failing scenarios, "" for none
 	json         bool
-	showProgress bool
+	showProgress bool                 // a progress bar (stderr is a terminal)
+	progressLine time.Duration        // else a progress line this often, 0 for none
 	versions     []model.FlinkVersion // --flink A,B,…: a cross-version sweep; nil for one version
 	failOnDiff   bool
 }
 
 func runSweep(e *env, args []string) int {
-	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--no-shrink] [--out DIR] [--format text|json]",
+	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--no-shrink] [--out DIR] [--progress D] [--format text|json]",
 		fmt.Sprintf(`Runs the seeds S..S+N-1 (as 'simulate run --seed' would) on W workers and prints a summary:
 outcome counts (ok, known-issue findings only, failed), violations by invariant, known issues
 by name, the share of seeds exercising each feature (sim.Labels), and the replay command of
@@ -64,16 +66,20 @@ seed as a scenario file DIR/seed-S-flink-V-steps-K.txt (its plan, with the trace
 violations as comments) that 'simulate replay' runs. Each failing seed is shrunk (unless --no-shrink) to a minimal plan
 that still fails with the same invariant: the text summary shows the shrunk plans of the failing
 seeds it lists, and --out saves each as DIR/seed-S-flink-V-steps-K-min.txt. A progress bar is drawn on stderr when
-it is a terminal; nothing else is written there. Exit code: 0 no seed failed, 1 some seed
-failed, 2 bad usage.
+it is a terminal; when it is not (a CI or pod log), a line "sweep: D of N seeds (P%%), F failed;
+T elapsed, about R left" every --progress interval (default %v; 0: none), and a last one at the
+end if any was printed. Only progress goes to stderr, and only there is the clock read: stdout
+is the same bytes with or without it. Exit code: 0 no seed failed, 1 some seed failed, 2 bad
+usage.
 
 --flink A,B,... (a list of distinct versions) runs every seed under each version (a seed's plan
 is the same under all) and prints each version's summary, then, for each version against the
 one before it in the list, the seeds whose outcomes differ: the first differing step, its
 outcome under each version and the violations (known issues included, named per version) only
-one of them has. --format json prints one {"seed","records","differences"} object per seed.
+one of them has. --format json prints one {"seed","records","differences"} object per seed
+('simulate summarize' merges such shards).
 Differences are findings, not failures: the exit code is 1 only when a seed fails under some
-version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListed))
+version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListed, defaultProgressEvery))
 	var seeds, workers cliflags.Int
 	var start cliflags.Uint64
 	fs.Var(&seeds, "seeds", fmt.Sprintf("the number of seeds `N` (default %d)", defaultSweepSeeds))
@@ -82,6 +88,7 @@ version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListe
 	shard := fs.String("shard", "", "run shard `i/n` of the seeds (0 <= i < n)")
 	out := fs.String("out", "", "save failing seeds as scenario files in `DIR` (created if missing)")
 	failOnDiff := fs.Bool("fail-on-difference", false, "with --flink A,B,…: exit 1 when the versions' outcomes differ on some seed")
+	progress := fs.Duration("progress", defaultProgressEvery, "when stderr is not a terminal, print a progress line on it every `D` (0: none)")
 	c := addCommonFlags(fs)
 	pos, done, code := e.parseFlags(fs, args)
 	if done {
@@ -92,6 +99,12 @@ version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListe
 	}
 	cfg := sweepConfig{Config: sweep.Config{Seeds: defaultSweepSeeds, Start: start.V, Of: 1, Workers: runtime.GOMAXPROCS(0), RunSeed: sweepRunSeed},
 		out: *out, json: *c.format == "json", showProgress: e.stderrIsTerminal}
+	switch {
+	case *progress < 0:
+		return e.failf("sweep", "--progress %v is negative (want an interval such as 10s, or 0 for none)", *progress)
+	case !e.stderrIsTerminal:
+		cfg.progressLine = *progress
+	}
 	versions, err := sweep.ParseVersions(*c.flink)
 	if err != nil {
 		return e.failf("sweep", "--flink: %v", err)
@@ -167,10 +180,14 @@ func (e *env) sweep(cfg sweepConfig) int {
 	var failure error
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	lines := e.sweepLines(cfg)
 	var shrunk []sweep.Report // the first sweep.MaxListed failing seeds' shrunk plans
 	sweep.Run(cfg.Config, func(so *sim.Outcome) bool {
 		rec := sweep.NewRecord(so)
 		s.Add(rec)
+		if lines != nil {
+			lines.add(rec.Failed())
+		}
 		if so.Min != nil && len(shrunk) < sweep.MaxListed {
 			shrunk = append(shrunk, sweep.NewReport(*so))
 		}
@@ -190,6 +207,9 @@ func (e *env) sweep(cfg sweepConfig) int {
 	})
 	if bar != nil {
 		_ = bar.Finish()
+	}
+	if lines != nil {
+		lines.finish()
 	}
 	if failure != nil {
 		_ = w.Flush()
@@ -219,6 +239,15 @@ func (e *env) sweepBar(cfg sweepConfig) *progressbar.ProgressBar {
 		progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 }
 
+// sweepLines starts the progress lines of a sweep whose stderr is not a terminal (nil when
+// --progress is 0 or stderr is a terminal).
+func (e *env) sweepLines(cfg sweepConfig) *progressLines {
+	if cfg.progressLine <= 0 {
+		return nil
+	}
+	return startProgressLines(e.stderr, cfg.Count(), cfg.progressLine)
+}
+
 // sweepVersions runs a cross-version sweep (sweep.RunVersions, in seed order like sweep) and
 // prints its comparisons (--format json) or its sweep.VersionsSummary.
 func (e *env) sweepVersions(cfg sweepConfig) int {
@@ -228,9 +257,13 @@ func (e *env) sweepVersions(cfg sweepConfig) int {
 	var failure error
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	lines := e.sweepLines(cfg)
 	sweep.RunVersions(cfg.Config, cfg.versions, func(outs []sim.Outcome) bool {
 		c := sweep.Compare(outs)
 		s.Add(c)
+		if lines != nil {
+			lines.add(slices.ContainsFunc(c.Records, (*sweep.Record).Failed))
+		}
 		if cfg.json {
 			_ = enc.Encode(c)
 		}
@@ -246,6 +279,9 @@ func (e *env) sweepVersions(cfg sweepConfig) int {
 	})
 	if bar != nil {
 		_ = bar.Finish()
+	}
+	if lines != nil {
+		lines.finish()
 	}
 	if failure != nil {
 		_ = w.Flush()
@@ -268,11 +304,11 @@ func (e *env) sweepVersions(cfg sweepConfig) int {
 // plan's (MinFile) if it has one, into dir
 // atomically: a temporary file, synced and renamed into place.
 func saveFailure(dir string, r sweep.Report) error {
-	name, data := r.FailureFile()
+	name, data := r.FailureFile(filepath.ToSlash(dir))
 	if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
 		return err
 	}
-	if name, data, ok := r.MinFile(); ok {
+	if name, data, ok := r.MinFile(filepath.ToSlash(dir)); ok {
 		return atomicfile.WriteFile(filepath.Join(dir, name), data)
 	}
 	return nil

@@ -4,9 +4,12 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Mode is the permission a written file gets, whatever the process's umask.
@@ -21,7 +24,9 @@ var beforeRename func(tmp string) error
 // Mode, closed and renamed over path; then the directory is synced so the rename itself is
 // durable (where the file system supports syncing a directory: an error there is ignored, as
 // the new file is already in place). On any error before the rename, the temporary file is
-// removed and whatever was at path is left as it was. Errors read "writing PATH: ...".
+// removed and whatever was at path is left as it was. Errors read "writing PATH: ..." and name
+// PATH or its directory, never the temporary file: "it is a directory", "directory DIR does not
+// exist", "DIR is not a directory", or the system's reason ("permission denied").
 func WriteFile(path string, data []byte) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -30,15 +35,18 @@ func WriteFile(path string, data []byte) (err error) {
 	if base == "" {
 		return fmt.Errorf("writing %q: not a file name", path)
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("writing %s: it is a directory", path)
+	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, createError(filepath.Dir(path), err))
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
-			err = fmt.Errorf("writing %s: %w", path, err)
+			err = fmt.Errorf("writing %s: %w", path, withoutPaths(err))
 		}
 	}()
 	if _, err = tmp.Write(data); err != nil {
@@ -74,3 +82,45 @@ func syncDir(dir string) {
 	_ = d.Sync()
 	d.Close()
 }
+
+// createError says why a file cannot be created in dir: the directory (or a part of it) that
+// does not exist or is not a directory, else the system's reason without the temporary name.
+func createError(dir string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &reason{"directory " + dir + " does not exist", err}
+	case errors.Is(err, syscall.ENOTDIR):
+		for d := dir; ; d = filepath.Dir(d) {
+			if fi, serr := os.Stat(d); serr == nil && !fi.IsDir() {
+				return &reason{d + " is not a directory", err}
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return withoutPaths(err)
+}
+
+// withoutPaths is err without the file names an *fs.PathError or *os.LinkError adds (they name
+// the temporary file): the system's reason alone.
+func withoutPaths(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+// reason is an error in words of its own that still matches the system's error (errors.Is).
+type reason struct {
+	msg string
+	err error
+}
+
+func (r *reason) Error() string { return r.msg }
+func (r *reason) Unwrap() error { return r.err }

@@ -131,3 +131,30 @@ func TestWriteFileBadPaths(t *testing.T) {
 		t.Errorf("directory holds %q, want nothing", names)
 	}
 }
+
+// TestWriteFileErrorsNameThePath: an error names the path asked for and why, never the
+// temporary file (issue 28: "rename ./.d.png.tmp-561906266 d.png: file exists").
+func TestWriteFileErrorsNameThePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("d.png", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("plain", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"d.png", "writing d.png: it is a directory"},
+		{"nodir/x.png", "writing nodir/x.png: directory nodir does not exist"},
+		{"a/b/x.png", "writing a/b/x.png: directory a/b does not exist"},
+		{"plain/x.png", "writing plain/x.png: plain is not a directory"},
+	} {
+		err := WriteFile(c.path, []byte("x"))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("WriteFile(%q) = %v, want %q", c.path, err, c.want)
+		}
+	}
+	if names := listDir(t, dir); !slices.Equal(names, []string{"d.png", "plain"}) {
+		t.Errorf("directory holds %q, want d.png and plain only", names)
+	}
+}

@@ -32,7 +32,8 @@ var negativeNumber = regexp.MustCompile(`^-[0-9.]`)
 
 // ParseArgs parses flags anywhere among args; arguments that are not flags, everything after
 // "--", and negative numbers such as "-1" are returned as positional arguments, in order. It
-// returns flag.ErrHelp for -h or --help, and the flag package's error for a bad flag.
+// returns flag.ErrHelp for -h or --help, and the flag package's error for a bad flag. A string
+// flag given an empty value is an error (leave the flag out for its default).
 func (s *Set) ParseArgs(args []string) (positional []string, err error) {
 	for len(args) > 0 {
 		a := args[0]
@@ -54,9 +55,39 @@ func (s *Set) ParseArgs(args []string) (positional []string, err error) {
 		if err := s.Parse(args[:n]); err != nil {
 			return nil, err
 		}
+		if err := s.checkNotEmpty(args[:n]); err != nil {
+			return nil, err
+		}
 		args = args[n:]
 	}
 	return positional, nil
+}
+
+// checkNotEmpty refuses a string flag given an empty value (e.g. --out ""): leaving the flag out
+// is how to ask for its default, so an empty value is a mistake, such as an unset shell variable.
+func (s *Set) checkNotEmpty(args []string) error {
+	name, value, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+	if !hasValue && len(args) > 1 {
+		value, hasValue = args[1], true
+	}
+	f := s.Lookup(name)
+	if f == nil || !hasValue || value != "" {
+		return nil
+	}
+	if g, ok := f.Value.(flag.Getter); !ok {
+		return nil
+	} else if _, isString := g.Get().(string); !isString {
+		return nil
+	}
+	what, _ := flag.UnquoteUsage(f)
+	if what == "" || what == "string" {
+		what = "value"
+	}
+	article := "a"
+	if strings.ContainsRune("AEIOUaeiou", rune(what[0])) {
+		article = "an"
+	}
+	return fmt.Errorf("--%s: an empty value (give %s %s, or leave --%s out)", name, article, what, name)
 }
 
 func isBoolFlag(f *flag.Flag) bool {

@@ -66,3 +66,21 @@ func TestIntAndUint64(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyStringRefused: a string flag given an empty value (--out "") is an error naming the
+// flag, not the flag left out (issue 28: skew --out "" exited 0 and drew nothing).
+func TestEmptyStringRefused(t *testing.T) {
+	for _, args := range [][]string{{"--out", ""}, {"--out="}, {"a", "-out", "", "b"}} {
+		s := New("x", "x", "")
+		s.String("out", "", "the `FILE`")
+		_, err := s.ParseArgs(args)
+		if err == nil || err.Error() != "--out: an empty value (give a FILE, or leave --out out)" {
+			t.Errorf("%q: %v, want the empty --out refused", args, err)
+		}
+	}
+	s := New("x", "x", "")
+	s.String("format", "text", "output format")
+	if _, err := s.ParseArgs([]string{"--format", ""}); err == nil || !strings.Contains(err.Error(), "--format: an empty value (give a value, or leave --format out)") {
+		t.Errorf("--format '': %v", err)
+	}
+}

@@ -37,5 +37,13 @@
 // Order: File keeps everything in file order, so Write reproduces real files byte for byte
 // (checked on all 431 real files of versions 2 to 5). Model lists operator-state names in the
 // iteration order of the java.util.HashMap Flink's reader rebuilds (FORMAT.md §8.4), which is
-// the order the round-robin repartitioner visits them.
+// the order the round-robin repartitioner visits them; FromModel writes them in that order, so
+// that a file the project writes is one Flink reads and writes back unchanged.
+//
+// Checked against Flink's own serializers (package reference, every branch 1.18 … 2.3 and
+// master): Flink reads every file FromModelAs writes in its version's format and writes it back
+// byte for byte; it reads every real file this package reads (but the two version-2 files with
+// legacy state, which Flink 1.4 and later refuse and this reader keeps), and its re-encoding
+// equals this package's but for the StateHandleIDs Flink draws at random for tag-3 key-groups
+// handles.
 package metadata

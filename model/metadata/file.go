@@ -252,23 +252,11 @@ func (h *KeyGroupsHandle) KeyGroupRange() model.KeyGroupRange {
 // StateSize models KeyGroupsStateHandle.getStateSize: its stream's size.
 func (h *KeyGroupsHandle) StateSize() int64 { return h.Delegate.StateSize() }
 
-// KeyGroupSizes gives, per key group, the bytes between its offset and the next one (the last
-// key group runs to the end of the delegate). ok is false when the offsets do not allow it
-// (not ascending, or beyond the delegate's size).
-func (h *KeyGroupsHandle) KeyGroupSizes() (sizes []int64, ok bool) {
-	end := h.Delegate.StateSize()
-	sizes = make([]int64, len(h.Offsets))
-	for i, o := range h.Offsets {
-		next := end
-		if i+1 < len(h.Offsets) {
-			next = h.Offsets[i+1]
-		}
-		if o < 0 || next < o || next > end {
-			return nil, false
-		}
-		sizes[i] = next - o
-	}
-	return sizes, true
+// KeyGroupBytes gives the bytes of each key group of the handle, in range order, by the one
+// byte rule of model.KeyGroupBytes: offset 0 is an empty key group (0 bytes), any other key
+// group runs to the next larger offset of the handle, the last to the end of its stream.
+func (h *KeyGroupsHandle) KeyGroupBytes() []int64 {
+	return model.KeyGroupBytes(h.Offsets, h.Delegate.StateSize())
 }
 
 // PathHandle is one (local path, stream) entry of an incremental handle (HandleAndLocalPath).

@@ -1,4 +1,4 @@
-package metadata
+package metadata_test
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/restoresim/restoresim/internal/realmeta"
+	"github.com/restoresim/restoresim/model/metadata"
+	"github.com/restoresim/restoresim/model/metadata/metagen"
 	"pgregory.net/rapid"
 )
 
@@ -16,20 +19,21 @@ import (
 //
 //	go test -fuzz FuzzRead -fuzztime 60s ./model/metadata
 func FuzzRead(f *testing.F) {
-	f.Add(smallBytes(f))
+	f.Add(metadata.SmallBytes(f))
+	realDir, _ := realmeta.Find("real")
 	for _, name := range []string{
 		"kafka-enum2.metadata",
 		"type-serializer-snapshot-migration-itcase-flink1.16-rocksdb-checkpoint.metadata",
 		"new-stateful-udf-migration-itcase-flink1.15-hashmap-savepoint.metadata",
 	} {
-		if b, err := os.ReadFile(filepath.Join(optionalRealDir(), name)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(realDir, name)); err == nil && realDir != "" {
 			f.Add(b)
 		}
 	}
 	// Generated files of every version and handle kind.
 	for seed := uint64(0); seed < 16; seed++ {
 		f.Add(rapid.Custom(func(t *rapid.T) []byte {
-			out, err := Marshal(genFile(t))
+			out, err := metadata.Marshal(metagen.File(t))
 			if err != nil {
 				t.Fatalf("Marshal: %v", err)
 			}
@@ -37,23 +41,23 @@ func FuzzRead(f *testing.F) {
 		}).Example(int(seed)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		file, err := Read(b)
+		file, err := metadata.Read(b)
 		if err != nil {
-			var fe *FormatError
+			var fe *metadata.FormatError
 			if !errors.As(err, &fe) || fe.Offset < 0 || fe.Offset > int64(len(b)) || fe.Field == "" {
 				t.Fatalf("bad error %v", err)
 			}
 			return
 		}
-		out, err := Marshal(file)
+		out, err := metadata.Marshal(file)
 		if err != nil {
 			t.Fatalf("Read accepted a file that Marshal refuses: %v", err)
 		}
-		back, err := Read(out)
+		back, err := metadata.Read(out)
 		if err != nil {
 			t.Fatalf("re-read: %v", err)
 		}
-		out2, err := Marshal(back)
+		out2, err := metadata.Marshal(back)
 		if err != nil || !bytes.Equal(out, out2) {
 			t.Fatalf("write → read → write is not stable (err %v)", err)
 		}

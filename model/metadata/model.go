@@ -414,7 +414,10 @@ func putOrder(m *javamap.Map[string], keys []string) (order []int, last map[int]
 // are written in index order. In-memory stream handles get Size zero bytes of data
 // (the model keeps sizes, not contents; at most MaxInlineBytes each). Keyed handles become tag
 // 12 (tag 7 for savepoint handles), 11, 14, 9 or 13. Nil Properties give a regular
-// checkpoint's (Checkpoint, FORWARD_BACKWARD, discarded on subsumption).
+// checkpoint's (Checkpoint, FORWARD_BACKWARD, discarded on subsumption). The states of an
+// operator-state handle are written in the iteration order of the map Flink's reader rebuilds
+// (so Flink reads and writes the file back byte for byte, as the reference checks); a state named
+// twice, or a file handle with an empty path (which Flink's Path refuses), is ErrNotWritable.
 //
 // The File shares the model's offset arrays (a file is built to be written): treat it as read
 // only, or copy what it changes.
@@ -580,14 +583,37 @@ func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &OperatorHandle{Tag: TagOperatorStream, Delegate: d, States: []StateEntry{}}
-	for _, s := range h.States {
+	out := &OperatorHandle{Tag: TagOperatorStream, Delegate: d, States: make([]StateEntry, 0, len(h.States))}
+	names := make([]string, len(h.States))
+	for i, s := range h.States {
 		if s.Mode < model.SplitDistribute || s.Mode > model.Broadcast {
 			return nil, fmt.Errorf("%w: state %q has mode %v", ErrNotWritable, s.Name, s.Mode)
 		}
+		names[i] = s.Name
+	}
+	// Flink's handle holds the states in a map, which its writer iterates: the file lists them in
+	// the iteration order of the map Flink's reader rebuilds, so that Flink reads and writes the
+	// file back unchanged (and Model gives the model's order back).
+	order, last := putOrder(readerMap(len(names), model.Flink118), names)
+	if len(order) != len(names) {
+		return nil, fmt.Errorf("%w: state %q is named twice (Flink's handle maps names to states)", ErrNotWritable, names[firstDuplicate(last)])
+	}
+	for _, i := range order {
+		s := h.States[i]
 		out.States = append(out.States, StateEntry{Name: s.Name, Mode: byte(s.Mode - 1), Offsets: sharedOffsets(s.Offsets)})
 	}
 	return out, nil
+}
+
+// firstDuplicate is the smallest index whose name putOrder saw again later.
+func firstDuplicate(last map[int]int) int {
+	i := -1
+	for k, l := range last {
+		if l != k && (i < 0 || k < i) {
+			i = k
+		}
+	}
+	return i
 }
 
 func streamFromModel(h model.StreamHandle) (*StreamHandle, error) {
@@ -597,6 +623,10 @@ func streamFromModel(h model.StreamHandle) (*StreamHandle, error) {
 			return nil, fmt.Errorf("%w: in-memory handle %q of %d bytes", ErrNotWritable, h.Path, h.Size)
 		}
 		return &StreamHandle{Tag: TagByteStream, Name: h.Path, Data: make([]byte, h.Size)}, nil
+	case h.Path == "":
+		// Flink's reader builds a Path of it (new Path(path), new Path(dir, relativePath)), which
+		// refuses an empty string: "Can not create a Path from an empty string".
+		return nil, fmt.Errorf("%w: a file handle with an empty path (Flink cannot read it back)", ErrNotWritable)
 	case h.Relative:
 		return &StreamHandle{Tag: TagRelativeFile, Path: h.Path, Size: h.Size}, nil
 	}

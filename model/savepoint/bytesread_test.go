@@ -105,9 +105,10 @@ func TestReadsAt(t *testing.T) {
 	}
 }
 
-// TestRunBytes: the walk over a handle's offsets sums what elementBytes gives each, for offsets
-// in order (a key-groups handle's), with zeros (empty key groups), repeats and a step back.
-func TestRunBytes(t *testing.T) {
+// TestElementBytesIsKeyGroupBytes: an operator-state entry's bytes (elementBytes) follow the
+// byte rule of key groups (model.KeyGroupBytes), for offsets in order (a key-groups handle's),
+// with zeros (empty key groups), repeats and a step back.
+func TestElementBytesIsKeyGroupBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for c := range 500 {
 		offs := make([]int64, 1+rng.IntN(40))
@@ -125,12 +126,11 @@ func TestRunBytes(t *testing.T) {
 		}
 		sorted := sortedPositive(offs)
 		size := at + int64(rng.IntN(30)) - 5
-		var want int64
-		for _, off := range offs {
-			want += elementBytes(sorted, off, size)
-		}
-		if got := runBytes(sorted, offs, size); got != want {
-			t.Fatalf("case %d: offsets %v, size %d: %d bytes, want %d", c, offs, size, got, want)
+		want := model.KeyGroupBytes(offs, size)
+		for k, off := range offs {
+			if got := elementBytes(sorted, off, size); got != want[k] {
+				t.Fatalf("case %d: offsets %v, size %d: offset %d has %d bytes, key group %d has %d", c, offs, size, off, got, k, want[k])
+			}
 		}
 	}
 }

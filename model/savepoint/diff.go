@@ -163,8 +163,9 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-// keyGroupSizes gives an operator's keyed bytes per key group; ok is false when a keyed handle
-// has no usable per-key-group offsets.
+// keyGroupSizes gives an operator's keyed bytes per key group (metadata.KeyGroupsHandle's
+// KeyGroupBytes); ok is false when a keyed handle has no per-key-group offsets (incremental and
+// changelog handles).
 func keyGroupSizes(op *metadata.Operator) (map[int]int64, bool) {
 	m := map[int]int64{}
 	for i := range op.Subtasks {
@@ -176,11 +177,7 @@ func keyGroupSizes(op *metadata.Operator) (map[int]int64, bool) {
 			if !ok {
 				return nil, false
 			}
-			sizes, ok := g.KeyGroupSizes()
-			if !ok {
-				return nil, false
-			}
-			for k, n := range sizes {
+			for k, n := range g.KeyGroupBytes() {
 				m[int(g.StartKeyGroup)+k] += n
 			}
 		}

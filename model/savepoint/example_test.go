@@ -46,7 +46,7 @@ func ExamplePlanRestore() {
 	// operator 7d246211b2be972287522fe7978b38c1: parallelism 3 -> 2, max parallelism 128, 0 state bytes
 	//   subtask 0: key groups 0..63
 	//   subtask 1: key groups 64..127
-	// operator cb16aa5adb311e8ac72482def19accbe: parallelism 3 -> 2, max parallelism 128, 390 state bytes
+	// operator cb16aa5adb311e8ac72482def19accbe: parallelism 3 -> 2, max parallelism 128, 1215 state bytes
 	//   subtask 0: key groups 0..63
 	//     SourceReaderState SPLIT_DISTRIBUTE: [[0 0] [0 1] [0 2] [1 0] [1 1]], 195 bytes
 	//   subtask 1: key groups 64..127

@@ -45,9 +45,10 @@ type KeyGroupBytes struct {
 	Type        string `json:"type"`
 	Stream      string `json:"stream,omitempty"`
 	HandleBytes int64  `json:"handle_bytes"`
-	// Start and End are the key group's bytes [Start, End) in the stream, from the handle's
-	// offsets (End is the next key group's offset, or the stream's size for the last); null for
-	// handles without offsets (incremental and changelog handles are read whole).
+	// Start and End are the key group's bytes [Start, End) in the stream by the byte rule of
+	// model.KeyGroupBytes (from its offset to the next larger offset of the handle, the last to
+	// the stream's size; an empty key group, offset 0, is 0..0 and 0 bytes); null for handles
+	// without offsets (incremental and changelog handles are read whole).
 	Start *int64 `json:"start"`
 	End   *int64 `json:"end"`
 	Bytes *int64 `json:"bytes"`
@@ -130,11 +131,12 @@ func keyGroupBytes(h metadata.KeyedHandle, kg int) (KeyGroupBytes, bool) {
 	if g, ok := h.(*metadata.KeyGroupsHandle); ok {
 		b.Stream = describeStream(g.Delegate)
 		i := kg - int(start)
-		if sizes, ok := g.KeyGroupSizes(); ok {
-			s, n := g.Offsets[i], sizes[i]
-			e := s + n
-			b.Start, b.End, b.Bytes = &s, &e, &n
+		s, n := g.Offsets[i], g.KeyGroupBytes()[i]
+		if s <= 0 { // an empty key group (offset 0): no bytes in the stream
+			s, n = 0, 0
 		}
+		e := s + n
+		b.Start, b.End, b.Bytes = &s, &e, &n
 	}
 	return b, true
 }
@@ -157,9 +159,12 @@ func WriteLocationText(w io.Writer, key string, locs []KeyLocation) error {
 			if h.Stream != "" {
 				fmt.Fprintf(&b, ", in %s", h.Stream)
 			}
-			if h.Bytes != nil {
+			switch {
+			case h.Bytes != nil && *h.Start == 0 && *h.Bytes == 0:
+				fmt.Fprintf(&b, "; key group %d: empty (offset 0, 0 bytes)\n", l.KeyGroup)
+			case h.Bytes != nil:
 				fmt.Fprintf(&b, "; key group %d: bytes %d..%d (%d bytes)\n", l.KeyGroup, *h.Start, *h.End, *h.Bytes)
-			} else {
+			default:
 				fmt.Fprintf(&b, "; no per-key-group offsets: the handle is read whole\n")
 			}
 		}

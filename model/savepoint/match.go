@@ -81,22 +81,22 @@ func (x *oldIndex) opIndex(r int) {
 type oldKeyed struct {
 	subtask int
 	h       model.KeyedStateHandle
-	// ends memoizes sortedPositive of a key-groups handle's offsets (nil until asked): every new
-	// subtask cutting the handle asks, and the array has up to max-parallelism entries.
-	ends []int64
+	// kgBytes memoizes model.KeyGroupBytes of a key-groups handle (nil until asked) and header
+	// its stream header (headerBytes): every new subtask cutting the handle asks, and the array
+	// has up to max-parallelism entries.
+	kgBytes []int64
+	header  int64
 }
 
-// endsOf is the distinct positive offsets of the key-groups handle at position c of seq,
-// ascending (computed once).
-func (x *oldIndex) endsOf(raw bool, c int, h *model.KeyGroupsStateHandle) []int64 {
+// keyGroupsOf gives the bytes of each key group of the key-groups handle at position c of seq
+// (model.KeyGroupBytes, the byte rule of every command) and its stream header, computed once.
+func (x *oldIndex) keyGroupsOf(raw bool, c int, h *model.KeyGroupsStateHandle) (kgBytes []int64, header int64) {
 	o := &x.seq[b2i(raw)][c]
-	if o.ends == nil {
-		o.ends = sortedPositive(h.Offsets.Offsets)
-		if o.ends == nil {
-			o.ends = []int64{}
-		}
+	if o.kgBytes == nil {
+		o.kgBytes = model.KeyGroupBytes(h.Offsets.Offsets, h.Delegate.Size)
+		o.header = headerBytes(sortedPositive(h.Offsets.Offsets), h.Delegate.Size)
 	}
-	return o.ends
+	return o.kgBytes, o.header
 }
 
 func (x *oldIndex) keyedSeq(raw bool) []oldKeyed {
@@ -240,32 +240,19 @@ func keyedKind(h model.KeyedStateHandle) string {
 	return fmt.Sprintf("%T", h)
 }
 
-// keyedReceivedBytes: for a key-groups handle the bytes of the received key groups (see the
-// help); for other handles the whole handle.
+// keyedReceivedBytes: for a key-groups handle the bytes of the received key groups, each by
+// model.KeyGroupBytes over the old handle; for other handles the whole handle.
 func (x *oldIndex) keyedReceivedBytes(raw bool, c int, got model.KeyedStateHandle) int64 {
 	o, ok1 := x.seq[b2i(raw)][c].h.(*model.KeyGroupsStateHandle)
 	g, ok2 := got.(*model.KeyGroupsStateHandle)
 	if !ok1 || !ok2 {
 		return got.StateSize()
 	}
-	return runBytes(x.endsOf(raw, c, o), g.Offsets.Offsets, o.Delegate.Size)
-}
-
-// runBytes is the sum of elementBytes over offs. A key-groups handle's offsets do not decrease,
-// so the next larger offset is found by walking sorted along, not searched for each key group.
-func runBytes(sorted, offs []int64, size int64) int64 {
+	kb, _ := x.keyGroupsOf(raw, c, o)
 	var n int64
-	j := 0
-	for k, off := range offs {
-		if k == 0 || off < offs[k-1] {
-			j = sort.Search(len(sorted), func(i int) bool { return sorted[i] > off })
-		}
-		for j < len(sorted) && sorted[j] <= off {
-			j++
-		}
-		if off > 0 {
-			n += bytesTo(sorted, j, off, size)
-		}
+	from := g.Offsets.Range.Start - o.Offsets.Range.Start
+	for _, b := range kb[from : from+len(g.Offsets.Offsets)] {
+		n += b
 	}
 	return n
 }
@@ -492,8 +479,8 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 				continue
 			}
 			if c := x.find(raw, 0, g); c < len(seq) {
-				old := seq[c].h.(*model.KeyGroupsStateHandle)
-				n += headerBytes(x.endsOf(raw, c, old), old.Delegate.Size) + x.keyedReceivedBytes(raw, c, kg)
+				_, header := x.keyGroupsOf(raw, c, seq[c].h.(*model.KeyGroupsStateHandle))
+				n += header + x.keyedReceivedBytes(raw, c, kg)
 			}
 		}
 		ogot := st.ManagedOperatorState

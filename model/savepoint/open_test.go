@@ -137,8 +137,17 @@ func TestPlanRestoreSynthetic(t *testing.T) {
 			t.Errorf("subtask %d: %+v, want %+v", i, s.ManagedKeyedState, want[i])
 		}
 	}
-	if op.StateBytes != 45 || op.Parallelism != 4 || op.NewMaxParallelism != 8 || len(op.Notes) != 1 {
+	// State bytes: the 50-byte handle the checkpoint holds; the subtasks receive 45 of them
+	// (the 5-byte header is no key group's).
+	if op.StateBytes != 50 || op.Parallelism != 4 || op.NewMaxParallelism != 8 || len(op.Notes) != 1 {
 		t.Errorf("operator: %+v", op)
+	}
+	var received int64
+	for _, s := range op.Subtasks {
+		received += s.ReceivedBytes
+	}
+	if received != 45 || pl.StateBytes != 50 {
+		t.Errorf("received %d bytes, want 45; %d state bytes in the plan, want 50", received, pl.StateBytes)
 	}
 	for _, bad := range []Options{{}, {Parallelism: -1}, {Parallelism: model.UpperBoundMaxParallelism + 1}} {
 		if _, err := PlanRestore(sp, bad); err == nil {

@@ -27,6 +27,9 @@ type RestorePlan struct {
 	Flink         string `json:"flink"`
 	FormatVersion int32  `json:"format_version"`
 	CheckpointID  int64  `json:"checkpoint_id"`
+	// StateBytes is the checkpoint's state bytes: the sum of its operators' StateBytes, what
+	// inspect reports for the file.
+	StateBytes int64 `json:"state_bytes"`
 	// NewParallelism is Options.Parallelism (null when not given).
 	NewParallelism *int `json:"new_parallelism"`
 	// Job is true when the new job was described (Options.Job).
@@ -74,13 +77,16 @@ type OperatorPlan struct {
 	Status string `json:"status"`
 	// Vertex, Parallelism and NewMaxParallelism describe the new task that takes the state
 	// (null/0 when none); NewMaxParallelism (possibly adopted) decides the key groups.
-	Vertex            *string       `json:"vertex"`
-	ChainPosition     *int          `json:"chain_position"`
-	Parallelism       int           `json:"new_parallelism"`
-	NewMaxParallelism int           `json:"new_max_parallelism"`
-	StateBytes        int64         `json:"state_bytes"`
-	Notes             []string      `json:"notes"`
-	Subtasks          []SubtaskPlan `json:"subtasks"`
+	Vertex            *string `json:"vertex"`
+	ChainPosition     *int    `json:"chain_position"`
+	Parallelism       int     `json:"new_parallelism"`
+	NewMaxParallelism int     `json:"new_max_parallelism"`
+	// StateBytes is the operator's state bytes in the checkpoint (OperatorBytes: the sizes of
+	// the keyed, operator, coordinator and channel state handles it holds, what inspect
+	// reports), whatever becomes of it; what its restore reads is BytesRead.
+	StateBytes int64         `json:"state_bytes"`
+	Notes      []string      `json:"notes"`
+	Subtasks   []SubtaskPlan `json:"subtasks"`
 	// Refusal is the refusal of this operator (nil when valid).
 	Refusal *model.RefusalError `json:"-"`
 	// ParallelismSource is the parallelism source of the task that takes (or, refused, would
@@ -115,8 +121,11 @@ type SubtaskPlan struct {
 	// RestoreObject is false when the subtask starts without restore information.
 	RestoreObject bool `json:"restore_object"`
 	// Finished is true for a subtask of a fully finished operator (FLIP-147).
-	Finished   bool  `json:"finished,omitempty"`
-	StateBytes int64 `json:"state_bytes"`
+	Finished bool `json:"finished,omitempty"`
+	// ReceivedBytes is the bytes of the key groups and operator-state entries the subtask
+	// receives (KeyedPart.Bytes and OperatorStatePart.Bytes summed; not the streams' headers,
+	// not channel state): a UNION entry counts in every subtask that receives it.
+	ReceivedBytes int64 `json:"received_bytes"`
 	// ManagedKeyedState and RawKeyedState are the keyed handles received, in order.
 	ManagedKeyedState []KeyedPart `json:"managed_keyed_state"`
 	RawKeyedState     []KeyedPart `json:"raw_keyed_state"`
@@ -127,7 +136,7 @@ type SubtaskPlan struct {
 	RawOperatorState     map[string]*OperatorStatePart `json:"raw_operator_state"`
 	// InputChannelState and ResultSubpartitionState are the in-flight channel-state handles
 	// received (unaligned checkpoints), in Flink's order; ChannelStateBytes is their bytes (not
-	// in StateBytes). InputRescaling and OutputRescaling are the subtask's rescaling
+	// in ReceivedBytes). InputRescaling and OutputRescaling are the subtask's rescaling
 	// descriptors when it holds the chain's input or output operator (null: NO_RESCALE).
 	InputChannelState       []ChannelPart                          `json:"input_channel_state"`
 	ResultSubpartitionState []ChannelPart                          `json:"result_subpartition_state"`
@@ -392,8 +401,10 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 	for i := range md.Operators {
 		os := &md.Operators[i]
 		fo := &sp.File.Operators[i]
+		sb := stateBytesOf(fo)
 		po := OperatorPlan{OperatorID: os.OperatorID.String(), Name: fo.Name, UID: fo.UID, OldParallelism: os.Parallelism,
-			MaxParallelism: os.MaxParallelism, Valid: true, Status: "restored", Notes: notes[i], Subtasks: []SubtaskPlan{}}
+			MaxParallelism: os.MaxParallelism, Valid: true, Status: "restored", StateBytes: sb.total(), Notes: notes[i], Subtasks: []SubtaskPlan{}}
+		out.StateBytes += po.StateBytes
 		if po.Notes == nil {
 			po.Notes = []string{}
 		}
@@ -412,10 +423,10 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			switch {
 			case !accepted[os.OperatorID] && opts.AllowNonRestoredState:
 				po.Notes = append(po.Notes, "no operator of the new job has this ID; skipped (--allow-non-restored-state)")
-				if b := stateBytesOf(fo); b.total() > 0 {
-					po.DroppedStateBytes = b.total()
+				if sb.total() > 0 {
+					po.DroppedStateBytes = sb.total()
 					out.DroppedOperators++
-					out.DroppedStateBytes += b.total()
+					out.DroppedStateBytes += sb.total()
 				}
 			case !accepted[os.OperatorID]:
 				po.Notes = append(po.Notes, "no operator of the new job has this ID; Flink skips it because it holds no state")
@@ -495,26 +506,20 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 			if ps.RawOperatorState == nil {
 				ps.RawOperatorState = noParts
 			}
-			for _, l := range [][]KeyedPart{ps.ManagedKeyedState, ps.RawKeyedState} {
-				for _, h := range l {
-					ps.StateBytes += h.Bytes
-				}
-			}
+			ps.ReceivedBytes = ps.KeyedBytes()
 			for _, m := range []map[string]*OperatorStatePart{ps.ManagedOperatorState, ps.RawOperatorState} {
 				for _, st := range m {
-					ps.StateBytes += st.Bytes
+					ps.ReceivedBytes += st.Bytes
 				}
 			}
-			po.StateBytes += ps.StateBytes
 			po.Subtasks = append(po.Subtasks, ps)
 		}
-		sb := stateBytesOf(fo)
 		po.CoordinatorStateBytes = sb.coordinator
 		if sb.total() > 0 {
 			a := float64(po.BytesRead+po.CoordinatorStateBytes) / float64(sb.total())
 			po.ReadAmplification = &a
 		}
-		if union, total := unionBytes(old); total > 0 && union*int64(va.Parallelism) >= UnionAmplificationThreshold*total {
+		if union, total := unionBytes(old), po.StateBytes; total > 0 && union*int64(va.Parallelism) >= UnionAmplificationThreshold*total {
 			po.Notes = append(po.Notes, fmt.Sprintf("UNION state read amplification %.1fx: each of the %d new subtasks reads all %d bytes of UNION state, %d bytes read for %d state bytes (noted from %dx)",
 				float64(union*int64(va.Parallelism))/float64(total), va.Parallelism, union, union*int64(va.Parallelism), total, UnionAmplificationThreshold))
 		}
@@ -533,8 +538,8 @@ func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 const UnionAmplificationThreshold = 10
 
 // unionBytes gives the bytes of an operator's UNION operator-state entries (an entry runs from
-// its offset to the next offset of the handle, or the stream's end) and its state bytes.
-func unionBytes(os *model.OperatorState) (union, total int64) {
+// its offset to the next offset of the handle, or the stream's end).
+func unionBytes(os *model.OperatorState) (union int64) {
 	var all []int64 // (one buffer for every handle)
 	for _, st := range os.Subtasks {
 		if st == nil {
@@ -543,7 +548,6 @@ func unionBytes(os *model.OperatorState) (union, total int64) {
 		for _, l := range [2][]model.OperatorStateHandle{st.ManagedOperatorState, st.RawOperatorState} {
 			for k := range l {
 				h := &l[k]
-				total += h.Delegate.Size
 				hasUnion := false
 				all = all[:0]
 				for _, n := range h.States {
@@ -568,20 +572,8 @@ func unionBytes(os *model.OperatorState) (union, total int64) {
 				}
 			}
 		}
-		for _, l := range [2][]model.KeyedStateHandle{st.ManagedKeyedState, st.RawKeyedState} {
-			for _, h := range l {
-				if h != nil {
-					total += h.StateSize()
-				}
-			}
-		}
-		for _, l := range [2][]model.ChannelStateHandle{st.InputChannelState, st.ResultSubpartitionState} {
-			for _, c := range l {
-				total += c.Delegate.Size
-			}
-		}
 	}
-	return union, total
+	return union
 }
 
 // jobVerticesOf gives the model's job vertices of vertices.

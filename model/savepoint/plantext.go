@@ -125,7 +125,7 @@ func (pl *RestorePlan) WriteText(out io.Writer) error {
 				continue
 			}
 			kb := s.KeyedBytes()
-			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, s.OperatorStateEntries(), s.StateBytes-kb)
+			fmt.Fprintf(w, ", keyed state %d bytes, operator state %d entries, %d bytes\n", kb, s.OperatorStateEntries(), s.ReceivedBytes-kb)
 			for _, kind := range []struct {
 				name string
 				l    []KeyedPart

@@ -20,8 +20,8 @@ type SubtaskRead struct {
 // ReadsAt plans the restore of sp into every operator at each parallelism of tos (Flink
 // version v) and gives, per target, per operator whose restore reads bytes and per new
 // subtask, the bytes read; on a rescale every new subtask reads from checkpoint storage, not
-// only those whose key groups change owner. A target at which the restore is refused is an
-// error naming the refusal.
+// only those whose key groups change owner. A target at which Flink refuses the restore is a
+// *RefusedError (a valid question, answered "refused"); other errors are bad input.
 func ReadsAt(sp *Savepoint, v model.FlinkVersion, tos []int) ([]SubtaskRead, error) {
 	var out []SubtaskRead
 	for _, q := range tos {
@@ -30,7 +30,7 @@ func ReadsAt(sp *Savepoint, v model.FlinkVersion, tos []int) ([]SubtaskRead, err
 			return nil, err
 		}
 		if !pl.Restorable {
-			return nil, fmt.Errorf("at parallelism %d the restore is refused: %v (simulate plan says what would work)", q, pl.Refusal)
+			return nil, &RefusedError{Parallelism: q, Refusal: pl.Refusal}
 		}
 		for _, o := range pl.Operators {
 			if o.BytesRead == 0 {
@@ -42,6 +42,16 @@ func ReadsAt(sp *Savepoint, v model.FlinkVersion, tos []int) ([]SubtaskRead, err
 		}
 	}
 	return out, nil
+}
+
+// RefusedError is ReadsAt's error for a target parallelism at which Flink refuses the restore.
+type RefusedError struct {
+	Parallelism int
+	Refusal     *model.RefusalError // the plan's first refusal
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("at parallelism %d the restore is refused: %v (simulate plan says what would work)", e.Parallelism, e.Refusal)
 }
 
 // WriteReadsCSV writes rows as CSV under the header to,operator_id,subtask,bytes_read.

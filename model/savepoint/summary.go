@@ -9,8 +9,8 @@ import (
 // Summary is the inspection summary of a metadata file: every operator and subtask with its
 // state bytes, operator-state names, modes and offsets and its keyed-state handles. Its JSON
 // form is what `simulate inspect --format json` prints: lists are never null,
-// coordinator_state_bytes is null when there is none, offsets appear only on key-groups
-// handles.
+// coordinator_state_bytes is null when there is none, offsets and key_group_bytes appear only
+// on key-groups handles.
 type Summary struct {
 	Version      int32            `json:"version"`
 	CheckpointID int64            `json:"checkpoint_id"`
@@ -80,14 +80,18 @@ type StateSummary struct {
 	Offsets []int64 `json:"offsets"`
 }
 
-// KeyedSummary is one keyed-state handle.
+// KeyedSummary is one keyed-state handle. Offsets and KeyGroupBytes are set for key-groups
+// handles only: one number per key group of Start..End, in range order; KeyGroupBytes by the
+// byte rule of model.KeyGroupBytes (offset 0 is an empty key group, any other runs to the next
+// larger offset of the handle, the last to the end of its stream).
 type KeyedSummary struct {
-	Type       string   `json:"type"`
-	Tag        byte     `json:"tag"`
-	Start      int64    `json:"start"`
-	End        int64    `json:"end"`
-	StateBytes int64    `json:"state_bytes"`
-	Offsets    *[]int64 `json:"offsets,omitempty"`
+	Type          string   `json:"type"`
+	Tag           byte     `json:"tag"`
+	Start         int64    `json:"start"`
+	End           int64    `json:"end"`
+	StateBytes    int64    `json:"state_bytes"`
+	Offsets       *[]int64 `json:"offsets,omitempty"`
+	KeyGroupBytes *[]int64 `json:"key_group_bytes,omitempty"`
 }
 
 // Summarize gives the inspection summary of f.
@@ -114,14 +118,13 @@ func Summarize(f *metadata.File) Summary {
 		if op.CoordinatorState != nil {
 			n := int(op.CoordinatorState.StateSize())
 			io.CoordinatorStateBytes = &n
-			io.StateBytes += int64(n)
 		}
+		io.StateBytes = OperatorBytes(op)
 		for _, s := range SubtasksByIndex(op) {
 			is := SubtaskSummary{Index: s.Index, Finished: s.Finished, StateBytes: SubtaskBytes(s),
 				ManagedOperatorState: operatorStates(s.ManagedOperatorState), RawOperatorState: operatorStates(s.RawOperatorState),
 				ManagedKeyedState: keyedSummary(s.ManagedKeyedState), RawKeyedState: keyedSummary(s.RawKeyedState),
 				InputChannelState: len(s.InputChannels), ResultSubpartitionState: len(s.OutputChannels)}
-			io.StateBytes += is.StateBytes
 			io.Subtasks = append(io.Subtasks, is)
 		}
 		out.StateBytes += io.StateBytes
@@ -170,7 +173,8 @@ func keyedSummary(h metadata.KeyedHandle) []KeyedSummary {
 		if off == nil {
 			off = []int64{}
 		}
-		k.Offsets = &off
+		kb := kg.KeyGroupBytes()
+		k.Offsets, k.KeyGroupBytes = &off, &kb
 	}
 	return append(out, k)
 }
@@ -216,6 +220,13 @@ func operatorHandleBytes(h *metadata.OperatorHandle) int64 {
 	}
 	return h.Delegate.StateSize()
 }
+
+// OperatorBytes gives an operator's state bytes, the one meaning of "state bytes" in every
+// command (inspect, plan, diff, locate): the sum of the sizes of the state handles the
+// checkpoint holds for the operator — keyed, operator, coordinator and in-flight channel state
+// of every subtask entry (SubtaskBytes) plus its coordinator state. What a restore reads of
+// them is "bytes read" (OperatorPlan.BytesRead).
+func OperatorBytes(op *metadata.Operator) int64 { return stateBytesOf(op).total() }
 
 // SubtaskBytes gives a subtask entry's state bytes: operator, keyed and channel state.
 func SubtaskBytes(s *metadata.Subtask) int64 {

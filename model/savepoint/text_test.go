@@ -64,7 +64,7 @@ func TestRestorePlanWriteText(t *testing.T) {
 		`chk-3/_metadata: format version 4, checkpoint 3; Flink 1.18 restore into parallelism 4`,
 		`restore: OK`,
 		`max restorable parallelism: 8 (the largest --parallelism at which the whole restore succeeds)`,
-		`operator ` + id + `: parallelism 2 -> 4, max parallelism 8, task "operator ` + id + `", 45 state bytes`,
+		`operator ` + id + `: parallelism 2 -> 4, max parallelism 8, task "operator ` + id + `", 50 state bytes`,
 		`  note: the task's max parallelism 8 is adopted from the restored state (it was not configured; default 128)`,
 		`  bytes read: 55 by 4 subtasks (0..43 each), read amplification 1.10x`,
 		`  subtask 0: key groups 0..1, keyed state 0 bytes, operator state 0 entries, 0 bytes`,

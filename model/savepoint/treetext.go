@@ -126,7 +126,7 @@ func writeKeyedText(w *bytes.Buffer, kind string, h metadata.KeyedHandle, indent
 	switch h := h.(type) {
 	case *metadata.KeyGroupsHandle:
 		fmt.Fprintf(w, "%s  in %s\n", indent, describeStream(h.Delegate))
-		if sizes, ok := h.KeyGroupSizes(); ok && len(sizes) > 0 {
+		if sizes := h.KeyGroupBytes(); len(sizes) > 0 {
 			fmt.Fprintf(w, "%s  bytes per key group:", indent)
 			for i, n := range sizes {
 				if i%10 == 0 {

@@ -1,7 +1,10 @@
 package oracle
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/bits"
@@ -21,6 +24,9 @@ const (
 	Long
 	// String keys are java.lang.String: hashCode is h = 31·h + c over the UTF-16 code units.
 	String
+	// Row keys are a SQL job's ROW<BIGINT, STRING> key, displayed as a JSON array
+	// [id, "region"] (null for NULL): hashCode is BinaryRowData.hashCode (RowHashCode).
+	Row
 )
 
 // IntHashCode is java.lang.Integer.hashCode.
@@ -67,8 +73,73 @@ func HashCode(t KeyType, key string) (int32, error) {
 		return LongHashCode(v), nil
 	case String:
 		return StringHashCode(key), nil
+	case Row:
+		return RowHashCode(RowFields, key)
 	}
 	return 0, fmt.Errorf("oracle: unknown key type %d", t)
+}
+
+// RowFields are the field types of the simulator's SQL key (Row).
+var RowFields = []string{"BIGINT", "STRING"}
+
+// RowHashCode is the hashCode of a SQL key whose fields are INT, BIGINT or STRING (types),
+// given as a JSON array (null for NULL), written out from Flink's BinaryRowWriter as a flat
+// byte layout: a header of whole words whose bit 8+i flags field i as NULL, a word per field
+// (the int or long; a string of up to 7 UTF-8 bytes with 0x80|length in its top byte; else the
+// string's offset in the high half and its length in the low half, the string following in
+// whole words, zero padded), all little-endian. The hash is MurmurHash3_x86_32 with seed 42 of
+// those bytes (BinaryRowData.hashCode, MurmurHashUtils.hashBytesByWords).
+func RowHashCode(types []string, key string) (int32, error) {
+	var fields []json.RawMessage
+	if err := json.Unmarshal([]byte(key), &fields); err != nil || len(fields) != len(types) {
+		return 0, fmt.Errorf("oracle: row key %q is not a JSON array of %d values", key, len(types))
+	}
+	header := (len(types) + 8 + 63) / 64 * 8
+	buf := make([]byte, header+8*len(types))
+	for i, f := range fields {
+		slot := buf[header+8*i : header+8*i+8]
+		if string(f) == "null" {
+			buf[(i+8)/8] |= 1 << ((i + 8) % 8)
+			continue
+		}
+		switch types[i] {
+		case "INT", "BIGINT":
+			d := json.NewDecoder(bytes.NewReader(f))
+			d.UseNumber()
+			var n json.Number
+			if err := d.Decode(&n); err != nil {
+				return 0, fmt.Errorf("oracle: row key %q: field %d is not a number", key, i)
+			}
+			v, err := strconv.ParseInt(n.String(), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("oracle: row key %q: field %d is not a long", key, i)
+			}
+			if types[i] == "INT" {
+				binary.LittleEndian.PutUint32(slot, uint32(int32(v)))
+			} else {
+				binary.LittleEndian.PutUint64(slot, uint64(v))
+			}
+		case "STRING":
+			var s string
+			if err := json.Unmarshal(f, &s); err != nil {
+				return 0, fmt.Errorf("oracle: row key %q: field %d is not a string", key, i)
+			}
+			if len(s) < 8 {
+				copy(slot, s)
+				slot[7] = 0x80 | byte(len(s))
+				continue
+			}
+			binary.LittleEndian.PutUint32(slot, uint32(len(s)))
+			binary.LittleEndian.PutUint32(slot[4:], uint32(len(buf)))
+			buf = append(buf, s...)
+			for len(buf)%8 != 0 {
+				buf = append(buf, 0)
+			}
+		default:
+			return 0, fmt.Errorf("oracle: row field type %q", types[i])
+		}
+	}
+	return int32(murmur3.Sum32WithSeed(buf, 42)), nil
 }
 
 // MurmurHash is Flink's MathUtils.murmurHash(int), written out as Flink's Java code does it:

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,4 +185,39 @@ func TestStringHashCodeUTF16(t *testing.T) {
 			t.Errorf("StringHashCode(%q) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// TestGoldenRowKeys checks RowHashCode against every key of sql_key_groups.csv (Flink's
+// BinaryRowWriter and BinaryRowData.hashCode) whose fields are INT, BIGINT or STRING, and
+// Route of Row keys against its ROW<BIGINT, STRING> ones.
+func TestGoldenRowKeys(t *testing.T) {
+	rows := readGolden(t, "sql_key_groups.csv", "types,values,hash_code,key_group_128,key_group_4096,key_group_32768,operator_index_p7_m128")
+	n, routed := 0, 0
+	for _, row := range rows {
+		types := strings.Split(row[0], ";")
+		if slices.ContainsFunc(types, func(s string) bool { return s != "INT" && s != "BIGINT" && s != "STRING" }) {
+			continue
+		}
+		n++
+		h, err := RowHashCode(types, row[1])
+		if err != nil || int(h) != atoi(t, row[2]) {
+			t.Errorf("%s %s: hash %d (%v), want %s", row[0], row[1], h, err, row[2])
+			continue
+		}
+		for i, m := range []int{128, 4096, 32768} {
+			if kg := KeyGroup(h, m); kg != atoi(t, row[3+i]) {
+				t.Errorf("%s: key group %d at %d, want %s", row[1], kg, m, row[3+i])
+			}
+		}
+		if row[0] == "BIGINT;STRING" {
+			routed++
+			if _, op, _ := Route(Row, row[1], 128, 7); op != atoi(t, row[6]) {
+				t.Errorf("%s: subtask %d of 7, want %s", row[1], op, row[6])
+			}
+		}
+	}
+	if n < 100 || routed == 0 {
+		t.Fatalf("only %d rows of INT, BIGINT and STRING fields, %d of ROW<BIGINT, STRING>", n, routed)
+	}
+	t.Logf("%d rows", n)
 }

@@ -9,6 +9,8 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+
+	"github.com/restoresim/restoresim/model"
 )
 
 // ErrNoSeeds is the error of a merge that read no seed record: an empty or crashed shard
@@ -22,13 +24,18 @@ const maxLine = 64 << 20
 // a Summary, and checks that they belong together: every record has the run-defining fields
 // (flink, steps) of the first one, and no seed is in two records. It keeps a few numbers per
 // shard, not per seed: a shard's seeds are an arithmetic progression.
+//
+// The shards of a cross-version sweep ('sweep --flink A,B,… --format json': one Comparison per
+// seed) merge the same way, into a VersionsSummary; a merge is of one kind or the other.
 type Merger struct {
-	sum     *Summary
-	names   []string
-	first   *Record // the first record read, and where
-	firstAt string
-	runs    []seedRun // the seeds read, as arithmetic progressions
-	cur     *seedRun  // the progression the current shard extends, nil before its first record
+	sum      *Summary
+	names    []string
+	first    *Record // the first record read, and where
+	firstAt  string
+	firstCmp *Comparison      // the first cross-version record read (then firstAt is where)
+	vsum     *VersionsSummary // the cross-version summary, once firstCmp is read
+	runs     []seedRun        // the seeds read, as arithmetic progressions
+	cur      *seedRun         // the progression the current shard extends, nil before its first record
 }
 
 // seedRun is an arithmetic progression of seeds read in one shard: first, first+stride, …
@@ -66,11 +73,25 @@ func (m *Merger) ReadShard(name string, r io.Reader) error {
 		if len(line) == 0 {
 			continue
 		}
+		at := fmt.Sprintf("%s:%d", name, n)
+		if isComparison(line) {
+			c, err := ParseComparison(line)
+			if err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+			if err := m.addComparison(c, at); err != nil {
+				return err
+			}
+			continue
+		}
 		rec, err := ParseRecord(line)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, n, err)
+			return fmt.Errorf("%s: %w", at, err)
 		}
-		at := fmt.Sprintf("%s:%d", name, n)
+		if m.firstCmp != nil {
+			return fmt.Errorf("%s: a single-version record (sweep --flink V) among the cross-version records of %s (sweep --flink %s): the shards of one sweep share --flink",
+				at, m.firstAt, m.firstCmp.flinks())
+		}
 		if m.first == nil {
 			m.first, m.firstAt = rec, at
 		}
@@ -87,6 +108,50 @@ func (m *Merger) ReadShard(name string, r io.Reader) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// addComparison adds a cross-version record read at at.
+func (m *Merger) addComparison(c *Comparison, at string) error {
+	if m.first != nil {
+		return fmt.Errorf("%s: a cross-version record (sweep --flink %s) among the single-version records of %s (sweep --flink %s): the shards of one sweep share --flink",
+			at, c.flinks(), m.firstAt, m.first.Flink)
+	}
+	if m.firstCmp == nil {
+		vs := make([]model.FlinkVersion, len(c.Records))
+		for i, r := range c.Records {
+			vs[i], _ = model.ParseFlinkVersion(r.Flink) // checked by ParseComparison
+		}
+		m.firstCmp, m.firstAt, m.vsum = c, at, NewVersionsSummary(vs)
+	}
+	f := m.firstCmp
+	if got, want := c.flinks(), f.flinks(); got != want {
+		return fmt.Errorf("%s: seed %d has flink %s, but seed %d (%s) has flink %s: the shards of one sweep share --flink", at, c.Seed, got, f.Seed, m.firstAt, want)
+	}
+	if got, want := c.Records[0].Steps, f.Records[0].Steps; got != want {
+		return fmt.Errorf("%s: seed %d has steps %d, but seed %d (%s) has steps %d: the shards of one sweep share --steps", at, c.Seed, got, f.Seed, m.firstAt, want)
+	}
+	m.addSeed(c.Seed)
+	m.vsum.Add(c)
+	return nil
+}
+
+// CrossVersion reports whether the records read are of a cross-version sweep (then
+// VersionsSummary, not Summary, merges them).
+func (m *Merger) CrossVersion() bool { return m.firstCmp != nil }
+
+// VersionsSummary is the merged summary of the cross-version shards read and their steps (for
+// VersionsSummary.WriteText), with Summary's errors.
+func (m *Merger) VersionsSummary() (*VersionsSummary, int, error) {
+	if m.firstCmp == nil {
+		if m.first != nil {
+			return nil, 0, errors.New("the records are of a single-version sweep (merge them with Summary)")
+		}
+		return nil, 0, ErrNoSeeds
+	}
+	if err := m.checkDuplicates(); err != nil {
+		return nil, 0, err
+	}
+	return m.vsum, m.firstCmp.Records[0].Steps, nil
 }
 
 // addSeed extends the current shard's progression with seed or starts a new one.
@@ -108,17 +173,28 @@ func (m *Merger) addSeed(seed uint64) {
 // Summary is the merged summary of the shards read. It is an error (ErrNoSeeds) when they
 // held no record, and when a seed is in two records (naming the smallest such seed).
 func (m *Merger) Summary() (*Summary, error) {
+	if m.firstCmp != nil {
+		return nil, errors.New("the records are of a cross-version sweep (merge them with VersionsSummary)")
+	}
 	if m.sum.seeds == 0 {
 		return nil, ErrNoSeeds
 	}
+	if err := m.checkDuplicates(); err != nil {
+		return nil, err
+	}
+	return m.sum, nil
+}
+
+// checkDuplicates refuses a seed read twice, naming the smallest such seed.
+func (m *Merger) checkDuplicates() error {
 	if d, ok := m.duplicate(); ok {
 		a, b := m.names[d.shards[0]], m.names[d.shards[1]]
 		if d.shards[0] == d.shards[1] {
-			return nil, fmt.Errorf("seed %d is in %s twice: a sweep runs each seed once", d.seed, a)
+			return fmt.Errorf("seed %d is in %s twice: a sweep runs each seed once", d.seed, a)
 		}
-		return nil, fmt.Errorf("seed %d is in both %s and %s: overlapping shards (give each shard of one sweep once)", d.seed, a, b)
+		return fmt.Errorf("seed %d is in both %s and %s: overlapping shards (give each shard of one sweep once)", d.seed, a, b)
 	}
-	return m.sum, nil
+	return nil
 }
 
 // dup is a seed read twice, and the shards of its two records (in reading order).

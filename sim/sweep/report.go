@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -143,7 +144,7 @@ func (r *Report) WriteText(w io.Writer) {
 			where = "before step 0"
 		}
 		fmt.Fprintf(w, "# %s at %s: %s: %s\n", what, where, v.Invariant, v.Detail)
-		if d := strings.TrimRight(sim.StableDiff(v.Diff), "\n"); d != "" {
+		if d := strings.TrimRight(v.Diff, "\n"); d != "" {
 			fmt.Fprintln(w, "#   (-want +got):")
 			for _, l := range strings.Split(d, "\n") {
 				fmt.Fprintf(w, "#     %s\n", l)
@@ -237,7 +238,7 @@ type (
 		Step int    `json:"step"` // -1 for the job line
 		Line string `json:"line"`
 	}
-	// ViolationLine is one violation, its diff made stable (sim.StableDiff).
+	// ViolationLine is one violation with its (-want +got) diff.
 	ViolationLine struct {
 		Seed      uint64 `json:"seed"`
 		Step      int    `json:"step"`
@@ -267,7 +268,7 @@ func (r *Report) WriteJSON(w io.Writer) {
 	}
 	res := ResultLine{Seed: r.Plan.Seed, Flink: r.Plan.Version.String(), Steps: r.Steps, Result: r.Verdict().String()}
 	for _, v := range r.Violations {
-		_ = enc.Encode(ViolationLine{Seed: r.Plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: sim.StableDiff(v.Diff), Known: v.Known})
+		_ = enc.Encode(ViolationLine{Seed: r.Plan.Seed, Step: v.Step, Invariant: v.Invariant, Detail: v.Detail, Diff: v.Diff, Known: v.Known})
 		if v.Known != "" {
 			res.Known++
 		} else {
@@ -280,14 +281,15 @@ func (r *Report) WriteJSON(w io.Writer) {
 	_ = enc.Encode(res)
 }
 
-// FailureFile is the scenario file a sweep saves for a failing seed: its name
+// FailureFile is the scenario file a sweep saves for a failing seed in dir: its name
 // (seed-S-flink-V-steps-K.txt) and its text, the report as comments, then the plan, so that
-// it replays with 'simulate replay'.
-func (r *Report) FailureFile() (name string, data []byte) {
+// it replays with 'simulate replay'. Its replay commands name it in dir, as a command the
+// sweep's working directory runs (Command: with the mutant build's environment in one).
+func (r *Report) FailureFile(dir string) (name string, data []byte) {
 	name = fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", r.Plan.Seed, r.Plan.Version, r.Steps)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps).\n", r.Plan.Seed, r.Plan.Version, r.Steps)
-	fmt.Fprintf(&b, "# To reproduce: %s   (or: simulate replay %s)\n#\n", r.Replay, name)
+	fmt.Fprintf(&b, "# To reproduce: %s   (or: %s)\n#\n", r.Replay, Command("replay "+quoteShellArg(path.Join(dir, name))))
 	for _, l := range strings.SplitAfter(strings.TrimRight(r.Text(), "\n"), "\n") {
 		b.WriteString("# " + l)
 	}
@@ -296,15 +298,16 @@ func (r *Report) FailureFile() (name string, data []byte) {
 	return name, []byte(b.String())
 }
 
-// MinFile is the scenario file a sweep saves for a failing seed's shrunk plan (sim.Outcome.Min),
-// ok false when it has none: its name (FailureFile's, ending "-min.txt") and its text, its run's
-// report as comments, then the plan, which replays with 'simulate replay'.
-func (r *Report) MinFile() (name string, data []byte, ok bool) {
+// MinFile is the scenario file a sweep saves in dir for a failing seed's shrunk plan
+// (sim.Outcome.Min), ok false when it has none: its name (FailureFile's, ending "-min.txt") and
+// its text, its run's report as comments, then the plan, which replays with 'simulate replay'
+// (the command names it in dir, as FailureFile's).
+func (r *Report) MinFile(dir string) (name string, data []byte, ok bool) {
 	if r.Min == nil {
 		return "", nil, false
 	}
 	name = fmt.Sprintf("seed-%d-flink-%s-steps-%d-min.txt", r.Plan.Seed, r.Plan.Version, r.Steps)
-	m := Report{Outcome: *r.Min, Replay: Command("replay " + name)}
+	m := Report{Outcome: *r.Min, Replay: Command("replay " + quoteShellArg(path.Join(dir, name)))}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps); shrunk to %s, still failing %s.\n", r.Plan.Seed, r.Plan.Version, r.Steps, countNoun(len(m.Plan.Steps), "step"), sim.FirstFailure(m.Violations))
 	fmt.Fprintf(&b, "# The original: %s\n#\n", r.Replay)

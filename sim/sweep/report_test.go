@@ -14,7 +14,7 @@ import (
 func TestReportText(t *testing.T) {
 	p := sim.Plan{Seed: 5, Version: model.Flink1101, Job: sim.Job{}, Steps: []sim.Step{{Kind: sim.Checkpoint}, {Kind: sim.Process, N: 3}}}
 	known := sim.Violation{Step: 0, Invariant: "keyed-state", Detail: "lost keys", Known: "FLINK-16638"}
-	bad := sim.Violation{Step: 1, Invariant: "splits", Detail: "split 2 twice", Diff: "  []int{\n-\u00a01,\n+\u00a02,\n  }\n"}
+	bad := sim.Violation{Step: 1, Invariant: "splits", Detail: "split 2 twice", Diff: "- 2: 10\n+ 2: 12\n"}
 	trace := []string{"job x -> started", "checkpoint -> completed 1", "process n=3 -> ok"}
 	replay := "simulate run --seed 5 --flink 1.10.1 --steps 2"
 	head := "seed 5 flink 1.10.1\njob x -> started\ncheckpoint -> completed 1\nprocess n=3 -> ok\n"
@@ -32,7 +32,7 @@ func TestReportText(t *testing.T) {
 		{"fail", []sim.Violation{known, bad}, "fail", head +
 			"# known issue FLINK-16638 at step 0 (checkpoint): keyed-state: lost keys\n" +
 			"# violation at step 1 (process n=3): splits: split 2 twice\n" +
-			"#   (-want +got):\n#       []int{\n#     - 1,\n#     + 2,\n#       }\n" +
+			"#   (-want +got):\n#     - 2: 10\n#     + 2: 12\n" +
 			"# FAIL: 1 violation, plus 1 finding of known Flink issues (FLINK-16638)\n" +
 			"# To reproduce: " + replay + "\n"},
 	} {
@@ -66,7 +66,7 @@ func TestReplayCommand(t *testing.T) {
 func TestParseScenario(t *testing.T) {
 	p := sim.Generate(9, model.Flink1101, 4)
 	r := Report{Outcome: sim.RunSafe(p), Replay: RunCommand(9, model.Flink1101, 4)}
-	_, file := r.FailureFile()
+	_, file := r.FailureFile(".")
 	for name, text := range map[string]string{"plan": p.Render(), "report": r.Text(), "failure file": string(file)} {
 		got, err := ParseScenario([]byte(text))
 		if err != nil {
@@ -89,12 +89,12 @@ func TestParseScenario(t *testing.T) {
 func TestMinFileAndShrunkText(t *testing.T) {
 	o := sim.RunSeed(3, model.Flink118, 6)
 	r := NewReport(o)
-	if _, _, ok := r.MinFile(); ok {
+	if _, _, ok := r.MinFile("."); ok {
 		t.Fatal("a report without a shrunk plan has a MinFile")
 	}
 	m := sim.RunSafe(sim.Plan{Seed: o.Plan.Seed, Version: o.Plan.Version, Job: o.Plan.Job, Steps: o.Plan.Steps[:2]})
 	r.Min = &m
-	name, data, ok := r.MinFile()
+	name, data, ok := r.MinFile(".")
 	if !ok || name != "seed-3-flink-1.18-steps-6-min.txt" {
 		t.Fatalf("MinFile name %q, ok %t", name, ok)
 	}
@@ -109,5 +109,24 @@ func TestMinFileAndShrunkText(t *testing.T) {
 	}
 	if got := Command("replay x"); got != "simulate replay x" {
 		t.Errorf("Command in a normal build = %q", got)
+	}
+}
+
+// TestFailureFilesReplayFromWhereTheyAre: the replay hints of a saved failing seed name the file
+// with the directory it was saved in (quoted for a shell), so that pasted as written they run
+// it (issue 28: "(or: simulate replay seed-….txt)" named no directory).
+func TestFailureFilesReplayFromWhereTheyAre(t *testing.T) {
+	o := sim.RunSeed(3, model.Flink118, 6)
+	r := NewReport(o)
+	m := sim.RunSafe(sim.Plan{Seed: o.Plan.Seed, Version: o.Plan.Version, Job: o.Plan.Job, Steps: o.Plan.Steps[:2]})
+	m.Violations = []sim.Violation{{Step: 1, Invariant: "splits", Detail: "made up"}}
+	r.Min = &m
+	_, data := r.FailureFile("out dir/failures")
+	if want := "(or: simulate replay 'out dir/failures/seed-3-flink-1.18-steps-6.txt')"; !strings.Contains(string(data), want) {
+		t.Errorf("FailureFile lacks %q:\n%s", want, data)
+	}
+	_, data, _ = r.MinFile("failures")
+	if want := "\n# # To reproduce: simulate replay failures/seed-3-flink-1.18-steps-6-min.txt\n"; !strings.Contains(string(data), want) {
+		t.Errorf("MinFile lacks %q:\n%s", want, data)
 	}
 }

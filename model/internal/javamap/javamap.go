@@ -232,32 +232,12 @@ func (m *Map[K]) binOf(x int) int { return int(uint32(m.hashes[x]) & uint32(len(
 // default constructor), later calls double the table, splitting each bucket into a "low" and a
 // "high" bucket that keep the relative order of their keys (TreeNode.split for tree bins).
 func (m *Map[K]) resize() {
-	oldCap, oldThr := len(m.bins), m.threshold
-	newCap, newThr := 0, 0
-	switch {
-	case oldCap > 0:
-		if oldCap >= maximumCapacity {
-			m.threshold = math.MaxInt32
-			return
-		}
-		newCap = oldCap << 1
-		if newCap < maximumCapacity && oldCap >= initialCapacity {
-			newThr = oldThr << 1
-		}
-	case oldThr > 0: // the initial capacity was placed in threshold
-		newCap = oldThr
-	default:
-		newCap, newThr = initialCapacity, int(loadFactor*initialCapacity)
-	}
-	if newThr == 0 {
-		ft := float32(newCap) * loadFactor
-		if newCap < maximumCapacity && ft < float32(maximumCapacity) {
-			newThr = int(ft)
-		} else {
-			newThr = math.MaxInt32
-		}
-	}
+	oldCap := len(m.bins)
+	newCap, newThr := grow(oldCap, m.threshold)
 	m.threshold = newThr
+	if newCap == oldCap {
+		return
+	}
 	oldBins := m.bins
 	m.bins = make([]bin, newCap)
 	for j, b := range oldBins {
@@ -288,6 +268,108 @@ func (m *Map[K]) resize() {
 			}
 		}
 	}
+}
+
+// grow models the sizes HashMap.resize computes: the capacity and threshold after a resize of a
+// table of oldCap buckets (0: not allocated yet, oldThr then holding the initial capacity, 0 for
+// the default constructor) and threshold oldThr. A table at the maximum capacity does not grow.
+func grow(oldCap, oldThr int) (newCap, newThr int) {
+	switch {
+	case oldCap > 0:
+		if oldCap >= maximumCapacity {
+			return oldCap, math.MaxInt32
+		}
+		newCap = oldCap << 1
+		if newCap < maximumCapacity && oldCap >= initialCapacity {
+			newThr = oldThr << 1
+		}
+	case oldThr > 0: // the initial capacity was placed in threshold
+		newCap = oldThr
+	default:
+		newCap, newThr = initialCapacity, int(loadFactor*initialCapacity)
+	}
+	if newThr == 0 {
+		ft := float32(newCap) * loadFactor
+		if newCap < maximumCapacity && ft < float32(maximumCapacity) {
+			newThr = int(ft)
+		} else {
+			newThr = math.MaxInt32
+		}
+	}
+	return newCap, newThr
+}
+
+// TreeifyThreshold is HashMap.TREEIFY_THRESHOLD: a put that finds this many keys in a list
+// bucket turns it into a tree bin (or grows a small table instead).
+const TreeifyThreshold = treeifyThreshold
+
+// PutOrder is the iteration order of a map after put of n distinct keys whose hashCodes are
+// hashCode(0), …, hashCode(n−1), in that order, into a map made with initial capacity
+// initial (as WithInitialCapacity; a negative initial stands for the default constructor, as
+// New), as indexes 0..n−1 — the order Map.Order gives for the same calls —, computed without
+// building a Map. It also returns the map's final capacity and its load: the most keys one
+// bucket held at any time. The order holds only while its buckets stay lists, i.e. when load is
+// at most TreeifyThreshold; otherwise (a tree bin, or a small table growing early) order is nil
+// and the caller builds a Map. Its cost is O(n) plus the capacities the map passes through.
+func PutOrder(n int, hashCode func(int) int32, initial int) (order []int, capacity, load int) {
+	if n == 0 {
+		return nil, 0, 0
+	}
+	if n == 1 {
+		c, _ := grow(0, 0)
+		if initial >= 0 {
+			c, _ = grow(0, TableSizeFor(min(initial, maximumCapacity)))
+		}
+		if c == 1 { // a table of one bucket grows after its first key
+			c = 2
+		}
+		return []int{0}, c, 1
+	}
+	hashes := make([]uint32, n)
+	for i := range n {
+		hashes[i] = uint32(spread(hashCode(i)))
+	}
+	capacity, threshold := grow(0, 0)
+	if initial >= 0 {
+		capacity, threshold = grow(0, TableSizeFor(min(initial, maximumCapacity)))
+	}
+	// The table has capacity buckets while keys [from, size) go in; the loads of the stages
+	// before the last are counted when the table grows.
+	stageLoad := func(c, end int) int {
+		count := make([]int, c)
+		most := 0
+		for _, h := range hashes[:end] {
+			b := h & uint32(c-1)
+			count[b]++
+			most = max(most, count[b])
+		}
+		return most
+	}
+	for size := 1; size <= n; size++ {
+		if size > threshold {
+			if load = max(load, stageLoad(capacity, size)); load > treeifyThreshold {
+				return nil, capacity, load
+			}
+			capacity, threshold = grow(capacity, threshold)
+		}
+	}
+	if load = max(load, stageLoad(capacity, n)); load > treeifyThreshold {
+		return nil, capacity, load
+	}
+	start := make([]int, capacity+1)
+	for _, h := range hashes {
+		start[h&uint32(capacity-1)+1]++
+	}
+	for b := range capacity {
+		start[b+1] += start[b]
+	}
+	order = make([]int, n)
+	for i, h := range hashes {
+		b := h & uint32(capacity-1)
+		order[start[b]] = i
+		start[b]++
+	}
+	return order, capacity, load
 }
 
 // treeifyBin models HashMap.treeifyBin: a small table grows instead of building a tree.

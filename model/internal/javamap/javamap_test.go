@@ -1,6 +1,7 @@
 package javamap
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,5 +186,52 @@ func TestComputeIfAbsent(t *testing.T) {
 		if got != want || added != wantAdded {
 			t.Errorf("call %d computeIfAbsent(%q) = %d, %v; want %d, %v", i, k, got, added, want, wantAdded)
 		}
+	}
+}
+
+// TestPutOrderMatchesMap checks PutOrder against Map (itself checked against the JDK by
+// TestMapAgainstJDK) on random key sets: hash codes drawn from a small range (many collisions),
+// a wide one, or one value with a few bits varied (long buckets, tree bins), maps made by New
+// and WithInitialCapacity; where PutOrder declines (a load above TreeifyThreshold) the test
+// only counts it.
+func TestPutOrderMatchesMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	declined := 0
+	for c := range 4000 {
+		n := []int{0, 1, 2, 3, 7, 8, 9, 13, 40, 100, 700}[rng.IntN(11)]
+		hashes := make([]int32, n)
+		for i := range hashes {
+			switch c % 3 {
+			case 0:
+				hashes[i] = int32(rng.IntN(64))
+			case 1:
+				hashes[i] = int32(rng.Uint32())
+			default:
+				hashes[i] = int32(rng.IntN(4)) << uint(rng.IntN(20))
+			}
+		}
+		initial := []int{-1, 0, 1, 2, 3, 5, 16, 100}[rng.IntN(8)]
+		class := Class[int]{HashCode: func(i int) int32 { return hashes[i] }}
+		m := New(class)
+		if initial >= 0 {
+			m = WithInitialCapacity(class, initial)
+		}
+		for i := range n {
+			m.Put(i)
+		}
+		got, capacity, load := PutOrder(n, func(i int) int32 { return hashes[i] }, initial)
+		if load > TreeifyThreshold {
+			declined++
+			continue
+		}
+		if capacity != m.Capacity() {
+			t.Fatalf("case %d: hashes %v, initial %d: PutOrder's capacity %d, Map's %d", c, hashes, initial, capacity, m.Capacity())
+		}
+		if want := m.Order(); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("case %d: hashes %v, initial %d: PutOrder %v, Map %v", c, hashes, initial, got, want)
+		}
+	}
+	if declined == 0 || declined > 2000 {
+		t.Errorf("PutOrder declined %d of 4000 cases: the generator lost its long buckets", declined)
 	}
 }

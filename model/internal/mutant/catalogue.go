@@ -19,7 +19,7 @@ var (
 	UIDIgnored                   = add("uid-ignored", "AssignStates: the operator's user-defined ID (setUidHash) ignored when matching state")
 	BlockingAsPipelined          = add("blocking-as-pipelined", "NewFailoverTopology: BLOCKING partitions joined into pipelined regions, so a failure behind one restarts the producer's region too")
 	StatelessVertexRepartitioned = add("stateless-vertex-repartitioned", "AssignStates (1.18): a vertex whose matched operator states have no subtask entries (stateless) repartitioned, so its max-parallelism preconditions apply")
-	PlanBytesToStreamEnd         = add("plan-bytes-to-stream-end", "savepoint.PlanRestore: a key group's or operator-state entry's bytes run to the end of the handle's stream, not to the next larger offset")
+	PlanBytesToStreamEnd         = add("plan-bytes-to-stream-end", "model.KeyGroupBytes (every command's key-group bytes) and savepoint.PlanRestore's operator-state entries: a key group's or entry's bytes run to the end of the handle's stream, not to the next larger offset")
 	PlanRefusalEndsPlan          = add("plan-refusal-ends-plan", "savepoint.PlanRestore: the first refusal is charged to every operator not yet judged, so no operator after it is planned")
 	JavaStringHashCodePoints     = add("java-string-hash-code-points", "JavaStringHash: String.hashCode over Unicode code points instead of UTF-16 code units, so a character outside the BMP counts once, not as its surrogate pair")
 	JavaLongHashLowWord          = add("java-long-hash-low-word", "JavaLongHash: Long.hashCode as the low 32 bits only, without folding in the high word (v ^ v>>>32)")

@@ -1,0 +1,228 @@
+package reference
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// Options configure Start.
+type Options struct {
+	// FlinkSrc is a Flink source tree to compile instead of the version's archive ("" = the
+	// archive, or $RESTORESIM_FLINK_SRC).
+	FlinkSrc string
+	// CacheDir holds the builds ("" = DefaultCacheDir()).
+	CacheDir string
+	// Timeout bounds one case (default 60 s; the first case also pays the JVM's start).
+	Timeout time.Duration
+}
+
+// JVM is one long-lived Java process running the reference driver for one Flink version. Its
+// methods are safe for use by one goroutine at a time.
+type JVM struct {
+	Version model.FlinkVersion
+	Build   *Build
+	timeout time.Duration
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte
+	stderr *tail
+	dead   error
+}
+
+// Start compiles (or finds in the cache) the reference of a version and starts its JVM.
+func Start(v model.FlinkVersion, opt Options) (*JVM, error) {
+	src, err := FindSource(v, opt.FlinkSrc)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Compile(src, opt.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	j := &JVM{Version: v, Build: b, timeout: opt.Timeout}
+	if j.timeout <= 0 {
+		j.timeout = 60 * time.Second
+	}
+	if err := j.start(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *JVM) start() error {
+	cmd := exec.Command("java", "-Xss8m", "-XX:+UseSerialGC", "-cp", j.Build.ClassPath, "restoresim.reference.Driver")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	j.stderr = &tail{}
+	cmd.Stderr = j.stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: starting java: %v", ErrNoJava, err)
+	}
+	lines := make(chan []byte, 1)
+	go func() {
+		r := bufio.NewReaderSize(stdout, 1<<20)
+		for {
+			l, err := r.ReadBytes('\n')
+			if len(l) > 0 && err == nil {
+				lines <- bytes.TrimRight(l, "\r\n")
+				continue
+			}
+			close(lines)
+			return
+		}
+	}()
+	j.cmd, j.stdin, j.lines, j.dead = cmd, stdin, lines, nil
+	return nil
+}
+
+// ErrJVM reports a JVM that crashed, timed out or answered something that is not a line of JSON.
+var ErrJVM = errors.New("reference JVM")
+
+// call sends one request line and returns the answer line. A JVM that died or timed out is
+// killed and started again on the next call.
+func (j *JVM) call(req []byte) ([]byte, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.cmd == nil || j.dead != nil {
+		if j.cmd != nil {
+			j.kill()
+		}
+		if err := j.start(); err != nil {
+			return nil, err
+		}
+	}
+	if bytes.IndexByte(req, '\n') >= 0 {
+		req = bytes.ReplaceAll(req, []byte("\n"), []byte(" "))
+	}
+	if _, err := j.stdin.Write(append(req, '\n')); err != nil {
+		j.dead = j.crashed("writing a case")
+		return nil, j.dead
+	}
+	timer := time.NewTimer(j.timeout)
+	defer timer.Stop()
+	select {
+	case l, ok := <-j.lines:
+		if !ok {
+			j.dead = j.crashed("reading the answer")
+			return nil, j.dead
+		}
+		return l, nil
+	case <-timer.C:
+		j.dead = fmt.Errorf("%w (Flink %s): no answer within %s; the JVM is restarted for the next case", ErrJVM, j.Version, j.timeout)
+		j.kill()
+		return nil, j.dead
+	}
+}
+
+func (j *JVM) crashed(doing string) error {
+	_ = j.cmd.Wait()
+	last := j.stderr.lastLine()
+	if last == "" {
+		last = "no message on stderr"
+	}
+	return fmt.Errorf("%w (Flink %s) exited while %s: %s", ErrJVM, j.Version, doing, last)
+}
+
+func (j *JVM) kill() {
+	if j.cmd != nil && j.cmd.Process != nil {
+		_ = j.cmd.Process.Kill()
+		_ = j.cmd.Wait()
+	}
+	j.cmd = nil
+}
+
+// Assign runs one assignment case (one JSON object in the format of ASSIGN-CASE.md) through
+// Flink's StateAssignmentOperation and returns Flink's answer line, as the driver prints it:
+// refusals carry "stage", "class", "message" and "at" (the top stack frame).
+func (j *JVM) Assign(caseJSON []byte) ([]byte, error) {
+	req := make([]byte, 0, len(caseJSON)+32)
+	req = append(req, `{"op":"assign","case":`...)
+	req = append(req, bytes.TrimSpace(caseJSON)...)
+	req = append(req, '}')
+	return j.call(req)
+}
+
+// Ping checks that the JVM answers.
+func (j *JVM) Ping() error {
+	l, err := j.call([]byte(`{"op":"ping"}`))
+	if err != nil {
+		return err
+	}
+	if string(l) != `{"ok":true}` {
+		return fmt.Errorf("%w (Flink %s): unexpected answer to ping: %.200s", ErrJVM, j.Version, l)
+	}
+	return nil
+}
+
+// Close stops the JVM.
+func (j *JVM) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.cmd == nil {
+		return nil
+	}
+	_ = j.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- j.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = j.cmd.Process.Kill()
+		<-done
+	}
+	j.cmd = nil
+	return nil
+}
+
+// tail keeps the last few KB a JVM wrote to stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 8192 {
+		t.buf = t.buf[len(t.buf)-8192:]
+	}
+	return len(p), nil
+}
+
+// lastLine is the most telling line: the last exception line, else the last non-empty one
+// (SLF4J's no-binding warning is skipped).
+func (t *tail) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(string(t.buf), "\n")
+	last := ""
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "SLF4J:") || strings.HasPrefix(l, "at ") {
+			continue
+		}
+		if strings.Contains(l, "Exception") || strings.Contains(l, "Error") {
+			return l
+		}
+		last = l
+	}
+	return last
+}

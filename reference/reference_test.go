@@ -1,0 +1,95 @@
+package reference
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restoresim/restoresim/model"
+)
+
+// need starts the reference of a version, skipping with one line when Java or the sources are
+// missing (failing when CI is set: CI must run it).
+func need(t *testing.T, v model.FlinkVersion) *JVM {
+	t.Helper()
+	j, err := Start(v, Options{})
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+func TestBranch(t *testing.T) {
+	if _, err := Branch(model.Flink1101); err == nil || !strings.Contains(err.Error(), "release-1.10 is not in the mirror") {
+		t.Errorf("Branch(1.10.1) = %v, want an error saying why", err)
+	}
+	for v, want := range map[model.FlinkVersion]string{model.Flink118: "release-1.18", model.Flink23: "release-2.3", model.FlinkMaster: "master"} {
+		if got, err := Branch(v); err != nil || got != want {
+			t.Errorf("Branch(%s) = %q, %v; want %q", v, got, err, want)
+		}
+	}
+	if got := len(Versions()); got != 8 {
+		t.Errorf("Versions() has %d versions, want 8 (1.18 … 2.3, master)", got)
+	}
+}
+
+// TestSharedCases runs the worked examples of ASSIGN-CASE.md through Flink's classes and checks
+// that the driver prints Flink's answers (the files were written by another driver over the same
+// classes: this checks the driver's decoding and encoding, not Flink).
+func TestSharedCases(t *testing.T) {
+	for _, v := range []model.FlinkVersion{model.Flink118, model.Flink23, model.FlinkMaster} {
+		j := need(t, v)
+		branch, _ := Branch(v)
+		cases, _ := filepath.Glob(filepath.Join("..", "assigncase", "testdata", "*.case.json"))
+		if len(cases) == 0 {
+			t.Fatal("no cases in assigncase/testdata")
+		}
+		for _, c := range cases {
+			name := strings.TrimSuffix(filepath.Base(c), ".case.json")
+			want, err := os.ReadFile(filepath.Join(filepath.Dir(c), name+"."+branch+".answer.json"))
+			if err != nil {
+				want, err = os.ReadFile(filepath.Join(filepath.Dir(c), name+".release-1.18.answer.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			in, err := os.ReadFile(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := j.Assign(in)
+			if err != nil {
+				t.Fatalf("%s %s: %v", branch, name, err)
+			}
+			if d := jsonDiff(want, got); d != "" {
+				t.Errorf("%s %s: the driver's answer differs from Flink's: %s", branch, name, d)
+			}
+		}
+	}
+}
+
+func TestCrashAndTimeout(t *testing.T) {
+	j := need(t, model.Flink118)
+	if err := j.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	// A kill is a crash: the error is one line, and the next call starts a new JVM.
+	_ = j.cmd.Process.Kill()
+	err := j.Ping()
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("after a kill: %v, want a one-line error", err)
+	}
+	if err := j.Ping(); err != nil {
+		t.Fatalf("the JVM was not restarted: %v", err)
+	}
+	// Bad JSON is answered by the driver, not fatal.
+	l, err := j.call([]byte(`{"op":`))
+	if err != nil || !strings.Contains(string(l), `"stage":"driver"`) {
+		t.Fatalf("bad JSON: %s, %v", l, err)
+	}
+}
