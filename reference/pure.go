@@ -37,7 +37,6 @@ func (j *JVM) request(req map[string]any, out any) error {
 	return nil
 }
 
-
 // KeyGroup is Flink's answer for one key: its Java hashCode, key group and subtask.
 type KeyGroup struct {
 	Hash          int32 `json:"hash"`
