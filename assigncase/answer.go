@@ -228,7 +228,7 @@ func exceptionClass(rf *model.RefusalError) string {
 		return illegalArgument
 	case model.CheckNullKeyedStateHandles:
 		return nullPointer
-	case model.CheckChannelStateUnsupportedRescale, model.CheckChannelStateNoStateDescriptor:
+	case model.CheckChannelStateUnsupportedRescale:
 		return unsupportedOperation
 	case model.CheckVertexParallelism:
 		if errors.Is(rf, model.ErrVertexParallelismAboveMax) {

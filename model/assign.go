@@ -325,9 +325,6 @@ func AssignStates(in AssignmentInput) (*Assignment, error) {
 				}
 			}
 		}
-		if job.noState != nil {
-			return nil, job.noState
-		}
 	}
 
 	for i := range in.Operators {
@@ -588,7 +585,6 @@ func (w *vertexWork) assign(v FlinkVersion, checkpointID int64) error {
 					if st.InputRescalingDescriptor, err = w.rescalingDescriptor(i, true); err != nil {
 						return err
 					}
-					w.checkNoStateDescriptor(i, st.InputRescalingDescriptor)
 				}
 				if k == 0 {
 					if st.OutputRescalingDescriptor, err = w.rescalingDescriptor(i, false); err != nil {

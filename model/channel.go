@@ -209,7 +209,8 @@ type InflightDataRescalingDescriptor struct {
 }
 
 // OldSubtaskIndexes models getOldSubtaskIndexes: nil for NO_RESCALE and for a NO_STATE gate
-// (from FLINK-38483 on; Flink 1.20.3 throws there instead, see ErrNoStateDescriptor).
+// (FLINK-38483; the 1.20.3 patch release, which throws there instead, is not modelled: the
+// model's 1.20 is the release-1.20 branch head, 1.20.5 and later).
 func (d *InflightDataRescalingDescriptor) OldSubtaskIndexes(gateOrPartition int) []int {
 	if d == nil {
 		return nil
@@ -261,45 +262,21 @@ func (r RescaleMappings) MarshalText() ([]byte, error) { return []byte(r.String(
 // partition are pure functions of fixed parallelisms, so it cannot occur, and the model does not
 // return it.
 
-// ErrNoStateDescriptor matches the UnsupportedOperationException Flink 1.20.3 throws on the task
-// (RescalingStreamTaskNetworkInput → DemultiplexingRecordDeserializer.create →
-// getOldSubtaskIndexes) for a subtask whose input rescaling descriptor holds a NO_STATE gate
-// beside a rescaled one: FLINK-38267 without its fix FLINK-38483 (SPEC-VERSIONS.md §2.5).
-var ErrNoStateDescriptor = errors.New("cannot get old subtasks from a descriptor that represents no state")
-
-// NoStateDescriptorError is ErrNoStateDescriptor for one subtask.
-type NoStateDescriptorError struct {
-	Vertex  string
-	Subtask int
-	Gate    int
-}
-
-// Error follows Flink's message and names the subtask and gate.
-func (e *NoStateDescriptorError) Error() string {
-	return "Cannot get old subtasks from a descriptor that represents no state. (vertex " + e.Vertex +
-		", subtask " + strconv.Itoa(e.Subtask) + ", input gate " + strconv.Itoa(e.Gate) + "; Flink 1.20.3, FLINK-38483)"
-}
-
-// Is reports whether target is ErrNoStateDescriptor.
-func (e *NoStateDescriptorError) Is(target error) bool { return target == ErrNoStateDescriptor }
-
 // channelRules are the version rules of the channel-state path (SPEC-VERSIONS.md §2).
 type channelRules struct {
-	// perGate (FLINK-38267; 1.20 = 1.20.3, 2.0 = 2.0.1, 2.1 = 2.1.1, 2.2+): gates and
-	// partitions without in-flight data on either side are skipped and get NO_STATE.
+	// perGate (FLINK-38267; 1.20, 2.0 = 2.0.1, 2.1 = 2.1.1, 2.2+): gates and partitions
+	// without in-flight data on either side are skipped and get NO_STATE.
 	perGate bool
-	// noStateThrows (1.20 = 1.20.3 only): FLINK-38267 without FLINK-38483.
-	noStateThrows bool
-	// byDataSet (FLINK-40269, master): the peer's mapping is found by the edge's data set, not
-	// by the first edge to the peer.
+	// byDataSet (FLINK-40269: master, and the heads of release-1.20, release-2.2 and
+	// release-2.3, after 1.20.5, 2.2.1 and 2.3.0): the peer's mapping is found by the edge's data
+	// set, not by the first edge to the peer.
 	byDataSet bool
 }
 
 func channelRulesOf(v FlinkVersion) channelRules {
 	return channelRules{
-		perGate:       v.AtLeast(Flink120),
-		noStateThrows: v == Flink120,
-		byDataSet:     v == FlinkMaster,
+		perGate:   v.AtLeast(Flink120),
+		byDataSet: v == Flink120 || v.AtLeast(Flink22),
 	}
 }
 
@@ -311,8 +288,6 @@ type assignJob struct {
 	// produced[u][p] is the consumer of result partition p of vertex u (IntermediateResult →
 	// its consumer's input gate).
 	produced [][]edgeEnd
-	// noState is the first subtask that Flink 1.20.3's task would fail on (ErrNoStateDescriptor).
-	noState error
 }
 
 // edgeEnd is the consuming end of a result partition: the vertex and its input gate.
@@ -761,14 +736,10 @@ func (w *vertexWork) rescalingDescriptor(i int, isInput bool) (*InflightDataResc
 	return &InflightDataRescalingDescriptor{GatesOrPartitions: gates}, nil
 }
 
-// noStateDescriptor models InflightDataGateOrPartitionRescalingDescriptor.NO_STATE: identity(0,
-// 0) mappings in 1.20.3, SYMMETRIC_IDENTITY after FLINK-38483 (equal under RescaleMappings.Equal).
-func noStateDescriptor(r channelRules) GateOrPartitionRescalingDescriptor {
-	m := SymmetricIdentityRescaleMappings
-	if r.noStateThrows {
-		m = IdentityRescaleMappings(0, 0)
-	}
-	return GateOrPartitionRescalingDescriptor{RescaledChannelsMappings: m, MappingType: IdentityMapping, NoState: true}
+// noStateDescriptor models InflightDataGateOrPartitionRescalingDescriptor.NO_STATE with
+// SYMMETRIC_IDENTITY mappings (FLINK-38483).
+func noStateDescriptor(channelRules) GateOrPartitionRescalingDescriptor {
+	return GateOrPartitionRescalingDescriptor{RescaledChannelsMappings: SymmetricIdentityRescaleMappings, MappingType: IdentityMapping, NoState: true}
 }
 
 // validateEdges rejects edges Flink's job graph could not have: an upstream outside the job or
@@ -809,17 +780,3 @@ func validateEdges(vs []JobVertex) ([][]edgeEnd, error) {
 	return produced, nil
 }
 
-// checkNoStateDescriptor records, in Flink 1.20 (= 1.20.3), the first subtask whose input
-// descriptor holds a NO_STATE gate: its task would fail on restore (ErrNoStateDescriptor).
-func (w *vertexWork) checkNoStateDescriptor(i int, d *InflightDataRescalingDescriptor) {
-	if !w.job.rules.noStateThrows || d == nil || w.job.noState != nil {
-		return
-	}
-	for g, gd := range d.GatesOrPartitions {
-		if gd.NoState {
-			head := w.v.Operators[len(w.v.Operators)-1].ID
-			w.job.noState = refuse(&NoStateDescriptorError{Vertex: w.v.Name, Subtask: i, Gate: g}, head, w.v.Name)
-			return
-		}
-	}
-}

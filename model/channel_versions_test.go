@@ -108,24 +108,17 @@ func TestFLINK38267OnlyExchangesWithInFlightData(t *testing.T) {
 }
 
 // §2.5 FLINK-38483: source1.union(source2.filter(x -> false)).keyBy(..).map(..) restored with the
-// map rescaled (2 → 3): the map's second gate (from source2) carries no in-flight data. 1.20
-// (1.20.3: FLINK-38267 without this fix) gives those subtasks an input descriptor with a NO_STATE
-// gate beside the rescaled one, on which the task fails; 1.18 and 1.19 (no NO_STATE) and 2.0 on
-// restore.
+// map rescaled (2 → 3): the map's second gate (from source2) carries no in-flight data. From 1.20
+// on (FLINK-38267) those subtasks get an input descriptor with a NO_STATE gate beside the
+// rescaled one, whose old subtasks are none (FLINK-38483; the 1.20.3 patch release threw there
+// and is not modelled: the model's 1.20 is the release-1.20 head); 1.18 and 1.19 have no
+// NO_STATE; every version restores.
 func TestFLINK38483NoStateDescriptor(t *testing.T) {
 	s1, s2, mp := saID(1), saID(2), saID(3)
 	for _, v := range modernVersions() {
 		vs := []JobVertex{saVertex("source1", 2, 128, false, s1), saVertex("source2", 2, 128, false, s2), saVertex("map", 3, 128, false, mp)}
 		vs[2].Inputs = []JobEdge{EdgeFor(HashPartitioner, 0, 0), EdgeFor(HashPartitioner, 1, 0)}
 		asg, err := AssignStates(AssignmentInput{Version: v, Vertices: vs, Operators: []OperatorState{chanState(mp, 2, []int{0}, nil)}})
-		var nse *NoStateDescriptorError
-		if v == Flink120 {
-			var rf *RefusalError
-			if !errors.As(err, &nse) || !errors.As(err, &rf) || rf.Check != CheckChannelStateNoStateDescriptor || nse.Vertex != "map" || nse.Subtask != 0 || nse.Gate != 1 {
-				t.Errorf("%v: error %v, want the NO_STATE failure of map subtask 0, gate 1", v, err)
-			}
-			continue
-		}
 		if err != nil {
 			t.Fatalf("%v: %v", v, err)
 		}
@@ -138,9 +131,10 @@ func TestFLINK38483NoStateDescriptor(t *testing.T) {
 
 // §2.6 FLINK-40269: upstream.rebalance().connect(upstream.keyBy(..)).map(coMap): two edges A → B
 // (gate 0 REBALANCE from partition 0, gate 1 HASH from partition 1); B is rescaled 2 → 3 with
-// in-flight input data on both gates. Before the fix (1.18–2.3) A's output descriptor of
-// partition 1 takes B's mapping of the first edge between them (ROUND_ROBIN 2→3, an identity),
-// so A's subtasks get NO_RESCALE; on master it takes the keyBy gate's RANGE mapping.
+// in-flight input data on both gates. Before the fix (1.18, 1.19, 2.0, 2.1) A's output
+// descriptor of partition 1 takes B's mapping of the first edge between them (ROUND_ROBIN 2→3,
+// an identity), so A's subtasks get NO_RESCALE; with it (master and the heads of release-1.20,
+// release-2.2 and release-2.3) it takes the keyBy gate's RANGE mapping.
 func TestFLINK40269TwoEdgesBetweenOnePair(t *testing.T) {
 	a, b := saID(1), saID(2)
 	for _, v := range modernVersions() {
@@ -153,7 +147,7 @@ func TestFLINK40269TwoEdgesBetweenOnePair(t *testing.T) {
 		range23, _ := RangeMapper.NewToOldSubtasksMapping(2, 3)
 		for i, task := range asg.Vertices[0].Subtasks {
 			d := task.Operators[0].State.OutputRescalingDescriptor
-			if v != FlinkMaster {
+			if fixed := v == Flink120 || v.AtLeast(Flink22); !fixed {
 				if d != nil {
 					t.Errorf("%v: A subtask %d output descriptor %v, want NO_RESCALE", v, i, d)
 				}

@@ -109,7 +109,6 @@
 //	                                    findResultPartitionIndex (FLINK-40269)
 //	VertexAssignment.ChannelNeighbour   TaskStateAssignment.hasUpstreamOutputStates || hasDownstreamInputStates (FLINK-31963)
 //	VertexAssignment.DroppedChannelHandles the handles MappingBasedRepartitioner gives to no new subtask (no edge for them)
-//	NoStateDescriptorError              the UnsupportedOperationException of NO_STATE.getOldSubtaskInstances (1.20.3, before FLINK-38483)
 //	FlinkVersion.MetadataWriteVersion   Checkpoints.storeCheckpointMetadata's serializer (per version)
 //	FlinkVersion.MetadataReadVersion    MetadataSerializers.getSerializer (the newest version registered)
 //	MaxParallelismDisagreementError     StateAssignmentOperation.checkMaxParallelismAgreement (master, FLINK-40113)
@@ -120,8 +119,11 @@
 // # Flink versions after 1.18 (SPEC-VERSIONS.md)
 //
 // FlinkVersion covers 1.10.1, 1.18, 1.19, 1.20, 2.0, 2.1, 2.2, 2.3 and master. A minor version
-// stands for its latest patch release the specification saw (1.19.2, 1.20.3 … 2.2.1, 2.3.0); the
-// model does not tell patch releases apart. "master" is apache/flink master as SPEC-VERSIONS.md
+// stands for the head of its release branch in shared/flink-src (the newest patch of the line and
+// the fixes backported after it: FLINK-38483 and FLINK-40269 on release-1.20, FLINK-40269 on
+// release-2.2 and release-2.3), which is what the reference runs; the model does not tell patch
+// releases apart, so the regressions of single patch releases (1.20.3's NO_STATE failure) are not
+// modelled. "master" is apache/flink master as SPEC-VERSIONS.md
 // reads it (the mirror's 2.4-SNAPSHOT of 2026-08-22) plus the later MetadataV7Serializer of
 // flink-metadata/FORMAT.md: it reads format versions up to 7 and writes 6 for savepoints and 7
 // (without reference checkpoint ids) for checkpoints. Every version from 1.19 on takes the 1.18
@@ -165,16 +167,16 @@
 //     release-1.18 branch after 1.18.1, which is the 1.18 the model follows (SPEC §K.5's
 //     testChannelStateAssignmentTwoGatesPartiallyDownscaling, added with it, holds as written);
 //     the patch releases without it (1.18.0, 1.18.1, 1.19.0) are not modelled.
-//   - §2.4 FLINK-38267 (1.20 = 1.20.3, 2.0 = 2.0.1, 2.1 = 2.1.1, 2.2, 2.3, master): channel
+//   - §2.4 FLINK-38267 (1.20, 2.0 = 2.0.1, 2.1 = 2.1.1, 2.2, 2.3, master): channel
 //     state is rescaled only for the gates and partitions that carry in-flight data on either
 //     side; the others get NO_STATE descriptors, so that an empty pointwise exchange no longer
 //     refuses the restore (CheckChannelStateUnsupportedRescale on 1.18 and 1.19).
-//   - §2.5 FLINK-38483 (2.0.1, 2.1.1, 2.2+; not 1.20.3): on 1.20 a subtask whose input
-//     descriptor holds a NO_STATE gate beside a rescaled one fails on the task
-//     (*NoStateDescriptorError, CheckChannelStateNoStateDescriptor); the other versions with
-//     FLINK-38267 restore it.
-//   - §2.6 FLINK-40269 (master): the peer's mapping of an edge is found by its data set, not by
-//     the first edge between the two vertices (which 1.18–2.3 use).
+//   - §2.5 FLINK-38483 (1.20.4+, 2.0.1, 2.1.1, 2.2+): a NO_STATE gate's old subtasks are none, so
+//     a subtask whose input descriptor holds one beside a rescaled gate restores (1.20.3 failed
+//     on the task there; not modelled, see above).
+//   - §2.6 FLINK-40269 (master and the heads of release-1.20, release-2.2 and release-2.3): the
+//     peer's mapping of an edge is found by its data set, not by the first edge between the two
+//     vertices (which 1.18, 1.19, 2.0 and 2.1 use).
 //   - §2.7 FLINK-38542 (2.3+, recover output buffers downstream): opt-in, off by default, so no
 //     change with defaults; the model has no configuration for it.
 //   - §2.8 FLINK-33734 (2.1+ merged channel-state handles): model/metadata reads and writes the

@@ -40,8 +40,6 @@ const (
 	// CheckChannelStateUnsupportedRescale: ErrUnsupportedRescale (in-flight data of a pointwise
 	// or broadcast edge would have to be rescaled).
 	CheckChannelStateUnsupportedRescale Check = "channel-state-unsupported-rescale"
-	// CheckChannelStateNoStateDescriptor: ErrNoStateDescriptor (1.20 only; the task fails).
-	CheckChannelStateNoStateDescriptor Check = "channel-state-no-state-descriptor"
 	// CheckMaxParallelismAgreement: ErrMaxParallelismDisagreement (master only, FLINK-40113).
 	CheckMaxParallelismAgreement Check = "max-parallelism-agreement"
 	// CheckVertexParallelism: ErrVertexParallelism (CheckJobVertex: Flink cannot build the new
@@ -70,7 +68,6 @@ var checkTable = []struct {
 	{CheckNullKeyedStateHandles, ErrNullKeyedStateHandles},
 	{CheckChannelStateTopologyChange, ErrChannelStateTopologyChange},
 	{CheckChannelStateUnsupportedRescale, ErrUnsupportedRescale},
-	{CheckChannelStateNoStateDescriptor, ErrNoStateDescriptor},
 	{CheckMaxParallelismAgreement, ErrMaxParallelismDisagreement},
 	{CheckVertexParallelism, ErrVertexParallelism},
 	{CheckRestore, nil},

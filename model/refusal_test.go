@@ -50,11 +50,9 @@ func TestRefusalsAreTyped(t *testing.T) {
 		malform   *MalformedOperatorStateHandleError
 		parBound  *ParallelismOutOfBoundsError
 		pointwise *UnsupportedRescaleError
-		noState   *NoStateDescriptorError
 		above     *VertexParallelismAboveMaxError
 		vxBounds  *VertexParallelismOutOfBoundsError
 	}
-	c := saID(3)
 	edged := func(name string, p int, id OperatorID, edges ...JobEdge) JobVertex {
 		v := saVertex(name, p, 128, false, id)
 		v.Inputs = edges
@@ -104,9 +102,6 @@ func TestRefusalsAreTyped(t *testing.T) {
 			CheckChannelStateTopologyChange, &b, "v", nil, "the following operators contain channel state: [" + b.String() + "]"},
 		{"pointwise in-flight data rescaled", assign(Flink118, []JobVertex{saVertex("up", 2, 128, false, a), edged("down", 3, b, EdgeFor(ForwardPartitioner, 0, 0))},
 			inputChannels(b)), CheckChannelStateUnsupportedRescale, &b, "down", &typed.pointwise, "Cannot rescale the given pointwise partitioner"},
-		{"NO_STATE descriptor (1.20.3, FLINK-38483)", assign(Flink120, []JobVertex{saVertex("up1", 2, 128, false, a), saVertex("up2", 2, 128, false, c),
-			edged("down", 3, b, EdgeFor(HashPartitioner, 0, 0), EdgeFor(HashPartitioner, 1, 0))}, inputChannels(b)),
-			CheckChannelStateNoStateDescriptor, &b, "down", &typed.noState, "Cannot get old subtasks from a descriptor that represents no state."},
 		{"repartitioning fails", assign(Flink118, []JobVertex{saVertex("v", 3, 128, false, a)}, badMode),
 			CheckRestore, &a, "v", &typed.malform, "vertex v, operator " + a.String() + ", managed operator state"},
 		{"vertex parallelism above its max parallelism", func() error { return CheckJobVertex(Flink118, saVertex("v", 8, 4, true, a)) },

@@ -335,18 +335,20 @@ final class Assign {
                         (OperatorState)
                                 newOperatorState(
                                         OperatorState.class, name, uid, id, parallelism, maxParallelism);
-                List<Object> subtasks = list(om, "subtasks");
-                for (int i = 0; i < subtasks.size(); i++) {
-                    Object so = subtasks.get(i);
-                    if (so == null) {
-                        continue;
-                    }
-                    Map<String, Object> sm = obj(so);
-                    if (bool(sm, "finished")) {
-                        state.putState(i, FinishedOperatorSubtaskState.INSTANCE);
-                    } else {
-                        state.putState(i, subtaskState(sm, i));
-                    }
+            }
+            // Subtask entries of a fully finished state are put as well: Flink's
+            // FullyFinishedOperatorState refuses them (input Flink's loader never builds).
+            List<Object> subtasks = list(om, "subtasks");
+            for (int i = 0; i < subtasks.size(); i++) {
+                Object so = subtasks.get(i);
+                if (so == null) {
+                    continue;
+                }
+                Map<String, Object> sm = obj(so);
+                if (bool(sm, "finished")) {
+                    state.putState(i, FinishedOperatorSubtaskState.INSTANCE);
+                } else {
+                    state.putState(i, subtaskState(sm, i));
                 }
             }
             if (om.get("coordinator_state") != null) {
