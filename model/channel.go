@@ -779,4 +779,3 @@ func validateEdges(vs []JobVertex) ([][]edgeEnd, error) {
 	}
 	return produced, nil
 }
-
