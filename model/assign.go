@@ -205,8 +205,7 @@ type vertexWork struct {
 // *MaxParallelismOutOfBoundsError, *NullKeyedStateHandlesError (1.10.1), key-group range
 // errors from ComputeKeyGroupRangeForOperatorIndex, RepartitionOperatorState's errors,
 // ErrChannelStateTopologyChange, *UnsupportedRescaleError (a pointwise or broadcast edge whose
-// in-flight data would have to be rescaled) or *NoStateDescriptorError (1.20 only); the other
-// error is ErrInvalidRestoreInput.
+// in-flight data would have to be rescaled); the other error is ErrInvalidRestoreInput.
 // They come in Flink's order: 1.18 checks completeness, then matches all vertices, then
 // repartitions all, then assigns; 1.10.1 does all steps vertex by vertex.
 //
