@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK  = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test short race soak bench bench-fixed production lint mutants rewrite plots reference-deps differential
+.PHONY: help build test short race soak bench bench-fixed bench-replay production lint mutants rewrite plots reference-deps differential
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -33,6 +33,9 @@ bench:           ## every benchmark, with allocations
 
 bench-fixed:     ## the fixed-scenario replay, this tree vs OLD (default 84ebf78) side by side (ROUNDS=8; BENCH=BenchmarkRunFixedParallel, PROCS=1)
 	sh sim/testdata/fixed/compare.sh $(OLD)
+
+bench-replay:    ## whole-process `simulate replay` of ../shared/perf-scenarios, this tree vs OLD (default 5c680f9) side by side (ROUNDS=9, DIR=…)
+	bash sim/testdata/fixed/replay.sh $(OLD)
 
 production:      ## the production-size benchmarks: read, inspect, plan 50 operators x 500/1,000/2,000 subtasks (a 2.5 GB file; ~12 GB of memory)
 	GOGC=25 $(GO) test ./model/savepoint -run '^$$' -bench Production -benchtime 1x -benchmem -production.subtasks 500,1000,2000

@@ -603,6 +603,16 @@ func TestDockerfile(t *testing.T) {
 	if dst == "" {
 		t.Fatalf("image: no COPY --from=%s %s DST", buildStage.name, out)
 	}
+	// simulate reads buckets through simulate-objstore, which it looks for beside itself.
+	helper := path.Join(path.Dir(dst), "simulate-objstore")
+	if !slices.ContainsFunc(image.body, func(in instruction) bool {
+		f := strings.Fields(in.args)
+		return in.cmd == "COPY" && len(f) == 3 && f[0] == "--from="+buildStage.name && f[2] == helper
+	}) || !slices.ContainsFunc(buildStage.body, func(in instruction) bool {
+		return in.cmd == "RUN" && strings.Contains(in.args, "go build") && strings.HasSuffix(in.args, " ./cmd/simulate-objstore")
+	}) {
+		t.Errorf("image: no %s built from ./cmd/simulate-objstore (s3://, gs:// and azblob:// URLs need it)", helper)
+	}
 	if path.Base(dst) != path.Base(pkg) || path.Dir(dst) != "/usr/local/bin" {
 		t.Errorf("image: binary at %s, want /usr/local/bin/%s (on PATH, named as go install names it)", dst, path.Base(pkg))
 	}

@@ -16,8 +16,16 @@
 // select the store and are not part of the checkpoint's name: s3://b/ckpt?region=eu-west-1
 // names the pointer s3://b/ckpt.
 //
-// Unlike the model, this package does I/O: it is a library package beside model, not in it,
-// and the only package of the module that imports gocloud.dev (internal/lint checks that).
+// Unlike the model, this package does I/O: it is a library package beside model, not in it.
+// The object stores' drivers are not linked into it: gocloud.dev and the cloud SDKs cost a
+// process 14 ms of start-up (their package initialisation and size: three times a whole
+// `simulate` start-up without them), which every command of the tool paid, reading a bucket or
+// not. A bucket is opened through OpenBucket: by default in a helper process, the
+// simulate-objstore command (cmd/simulate-objstore, which links the drivers: package
+// objstore/cloud), serving the bucket's files to this process (HelperBucket); a program that
+// links objstore/cloud can set OpenBucket to cloud.OpenBucket and read buckets in process.
+// objstore/cloud is the only package of the module that imports gocloud.dev
+// (internal/lint checks that).
 package objstore
 
 import (
@@ -30,12 +38,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // registers azblob://
-	_ "gocloud.dev/blob/gcsblob"   // registers gs://
-	_ "gocloud.dev/blob/s3blob"    // registers s3://
-	"gocloud.dev/gcp"
 
 	"github.com/restoresim/restoresim/model/savepoint"
 )
@@ -98,12 +100,14 @@ func open(ctx context.Context, loc string, do func(savepoint.Storage, string, st
 	if u.Host == "" {
 		return nil, fmt.Errorf("%s: no bucket in the URL (want %s://BUCKET/PATH)", label, scheme)
 	}
-	b, err := openBucket(ctx, scheme, u)
+	b, err := OpenBucket(ctx, scheme, u)
+	if errors.Is(err, ErrNoHelper) {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the bucket: %v (%s)", label, err, credentialHint[scheme])
 	}
 	defer b.Close()
-	b.SetIOFSCallback(func() (context.Context, *blob.ReaderOptions) { return ctx, nil })
 	w := &watchFS{b: b}
 	sp, err := do(savepoint.Storage{FS: w, Scheme: scheme, Authority: u.Host}, scheme+"://"+u.Host+u.Path, label)
 	if err != nil && w.failed {
@@ -123,7 +127,7 @@ func open(ctx context.Context, loc string, do func(savepoint.Storage, string, st
 // watchFS is a bucket's io/fs.FS that notes whether the store failed a request (an error other
 // than a missing object: a missing bucket, refused credentials, an unreachable endpoint).
 type watchFS struct {
-	b      *blob.Bucket
+	b      Bucket
 	failed bool
 }
 
@@ -169,18 +173,18 @@ var credentialHint = map[string]string{
 	"azblob": "azblob:// reads AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_CONNECTION_STRING, else Azure's default credential (AZURE_CLIENT_ID, AZURE_TENANT_ID, …)",
 }
 
-// openBucket opens the bucket of u (its scheme, host and query) with gocloud.dev's URL openers.
-func openBucket(ctx context.Context, scheme string, u *url.URL) (*blob.Bucket, error) {
-	if scheme == "gs" && os.Getenv("STORAGE_EMULATOR_HOST") == "" && os.Getenv("STORAGE_EMULATOR_HOST_GRPC") == "" {
-		// gcsblob's opener prints a warning on stdout and goes on without credentials when
-		// it finds none; look them up first (as it does) and stop with an error instead.
-		if _, err := gcp.DefaultCredentials(ctx); err != nil {
-			return nil, err
-		}
-	}
-	bu := url.URL{Scheme: scheme, Host: u.Host, RawQuery: u.RawQuery}
-	return blob.OpenBucket(ctx, bu.String())
+// Bucket is an object store's bucket as open reads it: its objects as an io/fs.FS (as
+// gocloud.dev/blob's Bucket serves them), whether it exists and can be listed, and Close.
+type Bucket interface {
+	fs.FS
+	IsAccessible(ctx context.Context) (bool, error)
+	Close() error
 }
+
+// OpenBucket opens the bucket of u (its scheme, one of Schemes, its host and its query: the
+// driver's settings) for Open and OpenLatest. It is HelperBucket unless a program sets it
+// (cloud.OpenBucket opens it in process).
+var OpenBucket func(ctx context.Context, scheme string, u *url.URL) (Bucket, error) = HelperBucket
 
 // urlScheme gives the scheme of loc when loc is a URL ("scheme://…") or a "file:" URI; ok is
 // false for a local path (which may hold a ':' — "C:\x", "a:b" — but never "://" after a

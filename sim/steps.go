@@ -149,14 +149,30 @@ func (w *World) failover(step int, failed []slot) string {
 	}
 	topo := w.topology.of(w.job)
 	present := w.job.present()
-	got := map[slot]bool{}
+	// The union of the model's answers, marked per job-graph vertex and subtask first: a
+	// TaskManager's loss fails hundreds of subtasks of one region, and a map assignment for
+	// every subtask of every answer cost more than the answers.
+	marked := make([][]bool, len(present))
 	for _, f := range failed {
 		ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: w.job.graphIndex(f.vertex), Subtask: f.subtask}, model.FailoverState{})
 		if err != nil {
 			w.violate(step, InvRestartSet, fmt.Sprintf("regions to restart for %s[%d]: %v", VertexName(f.vertex), f.subtask, err), "")
 		}
 		for _, id := range ids {
-			got[slot{present[id.Vertex], id.Subtask}] = true
+			m := marked[id.Vertex]
+			if id.Subtask >= len(m) {
+				m = append(m, make([]bool, id.Subtask+1-len(m))...)
+				marked[id.Vertex] = m
+			}
+			m[id.Subtask] = true
+		}
+	}
+	got := map[slot]bool{}
+	for v, m := range marked {
+		for i, ok := range m {
+			if ok {
+				got[slot{present[v], i}] = true
+			}
 		}
 	}
 	if want := expectedRestartSet(w.job, failed); !maps.Equal(want, got) {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -194,8 +193,14 @@ func (fs *memFS) removeDirs(dirs map[string]bool) {
 		return
 	}
 	for p := range fs.files {
-		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
-			if dirs[d] {
+		// p's directories, innermost first, as path.Dir gives them for a clean path (without
+		// its allocations)
+		for d := p; ; {
+			i := strings.LastIndexByte(d, '/')
+			if i <= 0 {
+				break
+			}
+			if d = d[:i]; dirs[d] {
 				fs.remove(p)
 				break
 			}

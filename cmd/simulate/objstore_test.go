@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/restoresim/restoresim/internal/fakes3"
+	"github.com/restoresim/restoresim/objstore"
+	"github.com/restoresim/restoresim/objstore/cloud"
 )
 
 // s3Fixture puts real files into a fake S3 bucket "ckpts" and into a local directory with the
@@ -168,3 +170,7 @@ func TestSavepointURLErrors(t *testing.T) {
 	code, out, errs := runCLI(t, "", "inspect", s.URL("ckpts", "job/chk-1"))
 	wantUsageError(t, `simulate inspect: s3://ckpts/job/chk-1: cannot access bucket "ckpts": `, code, out, errs)
 }
+
+// The tests read buckets in process: the simulate binary runs simulate-objstore for them
+// (objstore.HelperBucket, whose protocol objstore's tests check both ways).
+func init() { objstore.OpenBucket = cloud.OpenBucket }
