@@ -19,10 +19,14 @@ func FirstFailure(vs []Violation) string {
 }
 
 // SameFailure is the predicate Shrink keeps a failing run's candidates by: the candidate fails,
-// and its first failing violation breaks the same invariant as o's (FirstFailure).
+// its first failing violation breaks the same invariant as o's (FirstFailure), and when that is
+// a panic (InvPanic), it panics at the same place (Outcome.PanicAt): another panic is another
+// bug, not a smaller case of this one.
 func SameFailure(o Outcome) func(Outcome) bool {
 	inv := FirstFailure(o.Violations)
-	return func(c Outcome) bool { return inv != "" && FirstFailure(c.Violations) == inv }
+	return func(c Outcome) bool {
+		return inv != "" && FirstFailure(c.Violations) == inv && (inv != InvPanic || c.PanicAt == o.PanicAt)
+	}
 }
 
 // ShrinkOutcome shrinks a failing outcome's plan (Shrink with SameFailure) and sets its Min to
