@@ -243,7 +243,7 @@ func checkMode(version model.FlinkVersion, m model.RestoreMode) error {
 	case m != model.NoClaim && m != model.Claim && m != model.Legacy:
 		return fmt.Errorf("restore mode %d: want NO_CLAIM, CLAIM or LEGACY", m)
 	case m == model.Legacy && version == model.Flink1101:
-		return errors.New("Flink 1.10.1 has no restore modes (legacy)")
+		return errors.New("legacy: Flink 1.10.1 has no restore modes")
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func TestParseRefusesStepsTheJobCannotTake(t *testing.T) {
 		{noKeyed + "rescale v3=3", "line 2: rescale: the job has no vertex v3"},
 		{job + "process n=1\n" + job, "line 3: job: a plan has one 'job' line, and line 1 is one"},
 		{noKeyed + "restart source=p2/uid:s keyed=p2/uid:k", "line 2: restart: keyed=none must stay as in the job line"},
-		{"flink 1.10.1\n" + job + "resume legacy", "line 3: resume: Flink 1.10.1 has no restore modes (legacy)"},
+		{"flink 1.10.1\n" + job + "resume legacy", "line 3: resume: legacy: Flink 1.10.1 has no restore modes"},
 	} {
 		_, err := ParsePlan(c.text)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
