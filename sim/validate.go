@@ -31,8 +31,9 @@ func (e *StepError) Error() string { return fmt.Sprintf("step %d (%s): %v", e.In
 func (e *StepError) Unwrap() error { return e.Err }
 
 // Validate is the one check of a plan before it runs: ParsePlan refuses the scenario text of a
-// plan it refuses, and Shrink never tries one. A plan it accepts runs without a panic of the
-// simulator (a panic of the model is a finding). It checks
+// plan it refuses, and Shrink never tries one. A plan it accepts is one the simulator takes: it
+// must run without a panic of the world (TestValidPlansDoNotPanic; a panic of the model is a
+// finding). It checks
 //
 //   - the job: every field in range, as the scenario parser reads it (key type and count,
 //     splits, TaskManagers, vertices of parallelism 1..32768 with a uid), a job Flink can build
