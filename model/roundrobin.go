@@ -562,7 +562,11 @@ func repartitionBroadcast(broadcast *rrNames, out *rrOutput) {
 		}
 		for n, name := range broadcast.names {
 			l := broadcast.lists[n]
-			e := l[i%len(l)]
+			k := i % len(l)
+			if mutant.On(mutant.BroadcastNoModulo) {
+				k = i
+			}
+			e := l[k]
 			out.put(i, e.delegate, rrBroadcast, name, e.state.Mode, e.state.Offsets)
 		}
 	}

@@ -87,7 +87,7 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 		j.Unaligned = true
 	}
 	p := Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
-	fitFailSteps(&p)
+	fitSteps(&p)
 	return p
 }
 

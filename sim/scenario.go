@@ -3,8 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +44,7 @@ func (p Plan) Render() string {
 // ParsePlan parses scenario text.
 func ParsePlan(text string) (Plan, error) {
 	var p Plan
-	haveJob := false
+	haveJob, jobLine := false, 0
 	var lines []int // the line number of each step
 	for n, line := range strings.Split(text, "\n") {
 		if i := strings.Index(line, " -> "); i >= 0 {
@@ -82,11 +80,14 @@ func ParsePlan(text string) (Plan, error) {
 			p.Version = v
 			continue
 		case "job":
+			if haveJob { // (the steps before it would belong to another job)
+				return fail("a plan has one 'job' line, and line %d is one", jobLine)
+			}
 			j, err := parseJob(fields[1:])
 			if err != nil {
 				return fail("%v", err)
 			}
-			p.Job, haveJob = j, true
+			p.Job, haveJob, jobLine = j, true, n+1
 			continue
 		}
 		if !haveJob {
@@ -102,178 +103,14 @@ func ParsePlan(text string) (Plan, error) {
 	if !haveJob {
 		return Plan{}, fmt.Errorf("%w: no 'job' line", ErrScenario)
 	}
-	if err := p.validateJobs(); err != nil {
+	if err := p.Validate(); err != nil {
+		var se *StepError
+		if errors.As(err, &se) {
+			return Plan{}, fmt.Errorf("%w: line %d: %s: %v", ErrScenario, lines[se.Index], p.Steps[se.Index].Kind, se.Err)
+		}
 		return Plan{}, fmt.Errorf("%w: %v", ErrScenario, err)
 	}
-	if i, err := p.checkFailSteps(); err != nil {
-		return Plan{}, fmt.Errorf("%w: line %d: %s: %v", ErrScenario, lines[i], p.Steps[i].Kind, err)
-	}
 	return p, nil
-}
-
-// checkFailSteps checks that every fail step names a subtask of a job the plan can be running
-// at that step: the job line's, or the job of any restart or in-place rescale before it (a
-// refused restart leaves the old job running, so any of them may be). A run takes the index
-// modulo the job actually running; an index that exists in none of them is a mistake in the
-// plan, not a choice of subtask. It returns the first step that names no such subtask.
-func (p Plan) checkFailSteps() (int, error) {
-	b := newFailBounds(p.Job)
-	for i, s := range p.Steps {
-		if err := b.check(s); err != nil {
-			return i, err
-		}
-		b.see(s)
-	}
-	return 0, nil
-}
-
-// failBounds are, up to a step of a plan, the vertex indexes and the largest parallelism of each
-// over the jobs the plan can be running: what a fail step may name.
-type failBounds struct {
-	par  [2 + MaxStages]int // per vertex index, the largest parallelism so far (0: no such vertex)
-	numV int                // the largest number of vertex indexes so far
-}
-
-func newFailBounds(j Job) *failBounds {
-	b := &failBounds{}
-	b.seeJob(j)
-	return b
-}
-
-func (b *failBounds) seeJob(j Job) {
-	b.numV = max(b.numV, j.NumVertices())
-	for v := range j.NumVertices() {
-		b.par[v] = max(b.par[v], j.Parallelism(v))
-	}
-}
-
-// see takes in the job a restart or in-place rescale step may leave running.
-func (b *failBounds) see(s Step) {
-	switch s.Kind {
-	case Restart:
-		b.seeJob(Job{Source: s.Change.Source, Keyed: s.Change.Keyed, Stages: s.Change.Stages})
-	case Rescale:
-		for v, q := range s.Parallelism {
-			if v < b.numV && b.par[v] > 0 { // a rescale of a vertex no job has changes nothing
-				b.par[v] = max(b.par[v], q)
-			}
-		}
-	}
-}
-
-// check refuses a fail step naming no subtask of the jobs seen so far.
-func (b *failBounds) check(s Step) error {
-	if s.Kind != Fail {
-		return nil
-	}
-	var names []string
-	for v := range b.numV {
-		if b.par[v] > 0 {
-			names = append(names, fmt.Sprintf("%d %s", v, VertexName(v)))
-		}
-	}
-	switch v := s.Vertex; {
-	case v == 1 && b.par[1] == 0:
-		return fmt.Errorf("the job has no keyed vertex (its vertices: %s)", strings.Join(names, ", "))
-	case v >= b.numV:
-		return fmt.Errorf("the job has no vertex %d (its vertices: %s)", v, strings.Join(names, ", "))
-	case s.Subtask >= b.par[v]:
-		return fmt.Errorf("%s has no subtask %d: it runs at parallelism %d at most up to this step (want subtask 0..%d)",
-			VertexName(v), s.Subtask, b.par[v], b.par[v]-1)
-	}
-	return nil
-}
-
-// fitFailSteps makes every fail step of a generated plan name a subtask checkFailSteps accepts,
-// taking an index that names none modulo the bounds (as a run takes it modulo the running job).
-// The generator draws a fail step from the job it expects to be running, which after an in-place
-// rescale drawn in place of a restart can be a job no step of the plan names.
-func fitFailSteps(p *Plan) {
-	b := newFailBounds(p.Job)
-	for i := range p.Steps {
-		s := &p.Steps[i]
-		if b.check(*s) != nil {
-			s.Vertex %= b.numV
-			if b.par[s.Vertex] == 0 { // no keyed vertex: the source fails instead, as in a run
-				s.Vertex = 0
-			}
-			s.Subtask %= b.par[s.Vertex]
-		}
-		b.see(*s)
-	}
-}
-
-// Validate checks what Run needs of a plan beyond each line's own checks: a job Flink can build
-// (Job.Validate, and no configured max parallelism below a vertex's parallelism), and operator
-// uids kept apart by kind across the whole plan: a uid (or setUidHash) of the source or the keyed
-// operator never names the sink or a stage operator in the job or any restart, because the
-// simulator can only interpret each kind's own state. (Which other restarts Flink accepts is for
-// the run to find out.) And every fail step names a subtask of a job the plan can be running at
-// that step (the error names the step).
-func (p Plan) Validate() error {
-	if err := p.validateJobs(); err != nil {
-		return err
-	}
-	if i, err := p.checkFailSteps(); err != nil {
-		return fmt.Errorf("step %d (%s): %w", i, p.Steps[i], err)
-	}
-	return nil
-}
-
-// validateJobs is Validate without the check of the fail steps.
-func (p Plan) validateJobs() error {
-	j := p.Job
-	if err := j.Validate(); err != nil {
-		return fmt.Errorf("job: %w", err)
-	}
-	for v := range j.NumVertices() {
-		if c := j.vertexConfig(v); c.MaxParallelism > 0 && c.MaxParallelism < c.Parallelism {
-			return fmt.Errorf("job: %s: max parallelism %d is below parallelism %d: Flink does not build such a vertex", VertexName(v), c.MaxParallelism, c.Parallelism)
-		}
-	}
-	core := map[model.OperatorID]string{}
-	other := map[model.OperatorID]string{model.OperatorIDFromUID(sinkUID): sinkUID}
-	addCore := func(c VertexConfig) {
-		core[model.OperatorIDFromUID(c.UID)] = c.UID
-		if id, err := model.ParseOperatorID(c.UIDHash); err == nil {
-			core[id] = "hash:" + c.UIDHash
-		}
-	}
-	addStages := func(j Job) {
-		for k := range j.Stages {
-			for _, uid := range j.StageUIDs(k) {
-				other[model.OperatorIDFromUID(uid)] = uid
-			}
-		}
-	}
-	addCore(j.Source)
-	if j.HasKeyed() {
-		addCore(j.Keyed)
-	}
-	addStages(j)
-	for _, s := range p.Steps {
-		if (s.Mode == model.Legacy || s.Change.Mode == model.Legacy) && p.Version == model.Flink1101 {
-			return fmt.Errorf("%s: Flink 1.10.1 has no restore modes (legacy)", s.Kind)
-		}
-		if s.Kind != Restart {
-			continue
-		}
-		if (s.Change.Keyed.Parallelism > 0) != j.HasKeyed() {
-			return fmt.Errorf("restart: keyed=none must stay as in the job line (the simulator does not add or remove the keyed vertex)")
-		}
-		addCore(s.Change.Source)
-		if j.HasKeyed() {
-			addCore(s.Change.Keyed)
-		}
-		addStages(Job{Source: s.Change.Source, Keyed: s.Change.Keyed, Stages: s.Change.Stages})
-	}
-	for _, id := range slices.SortedFunc(maps.Keys(core), func(a, b model.OperatorID) int { return strings.Compare(a.String(), b.String()) }) {
-		if o, ok := other[id]; ok {
-			name := core[id]
-			return fmt.Errorf("%s (a source or keyed operator) and %s (the sink or a stage operator) have the same operator ID %s: keep their uids apart", name, o, id)
-		}
-	}
-	return nil
 }
 
 // args splits "k=v" and bare-flag tokens.
@@ -325,10 +162,10 @@ func parseJob(tokens []string) (Job, error) {
 	if j.KeyDist = KeyDist(lookup(keyDistNames, kp[1])); j.KeyDist == 0 {
 		return Job{}, fmt.Errorf("unknown key distribution %q (want uniform, zipf, hot or sequential)", kp[1])
 	}
-	if j.NumKeys, err = positive("key count", kp[2], 1_000_000); err != nil {
+	if j.NumKeys, err = positive("key count", kp[2], maxKeys); err != nil {
 		return Job{}, err
 	}
-	if j.Splits, err = positive("splits", m["splits"], 10_000); err != nil {
+	if j.Splits, err = positive("splits", m["splits"], maxSplits); err != nil {
 		return Job{}, err
 	}
 	switch m["offsets"] {
@@ -355,7 +192,7 @@ func parseJob(tokens []string) (Job, error) {
 	}
 	j.TaskManagers = 1
 	if m["tms"] != "" {
-		if j.TaskManagers, err = positive("tms", m["tms"], 1024); err != nil {
+		if j.TaskManagers, err = positive("tms", m["tms"], maxTaskManagers); err != nil {
 			return Job{}, err
 		}
 	}
@@ -603,7 +440,7 @@ func parseStep(f []string) (Step, error) {
 	}
 	switch kind {
 	case Process, BroadcastUpdate, Retain:
-		if s.N, err = positive("n", m["n"], 1_000_000); err != nil {
+		if s.N, err = positive("n", m["n"], maxCount); err != nil {
 			return Step{}, err
 		}
 	case Checkpoint:

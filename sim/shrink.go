@@ -19,10 +19,14 @@ func FirstFailure(vs []Violation) string {
 }
 
 // SameFailure is the predicate Shrink keeps a failing run's candidates by: the candidate fails,
-// and its first failing violation breaks the same invariant as o's (FirstFailure).
+// its first failing violation breaks the same invariant as o's (FirstFailure), and when that is
+// a panic (InvPanic), it panics at the same place (Outcome.PanicAt): another panic is another
+// bug, not a smaller case of this one.
 func SameFailure(o Outcome) func(Outcome) bool {
 	inv := FirstFailure(o.Violations)
-	return func(c Outcome) bool { return inv != "" && FirstFailure(c.Violations) == inv }
+	return func(c Outcome) bool {
+		return inv != "" && FirstFailure(c.Violations) == inv && (inv != InvPanic || c.PanicAt == o.PanicAt)
+	}
 }
 
 // ShrinkOutcome shrinks a failing outcome's plan (Shrink with SameFailure) and sets its Min to
@@ -46,9 +50,11 @@ func ShrinkOutcome(o Outcome) Outcome {
 // makes progress: dropping steps (delta debugging: halves of the schedule, then quarters, …,
 // then single steps), lowering step counts (records, broadcast updates), and simplifying the
 // job (stages dropped, chains of one operator, features off, parallelism, keys, splits and
-// TaskManagers lowered to 1 or halved). A candidate is run only if it is a valid plan that
-// renders and parses back (Plan.Validate, ParsePlan); each is judged by RunSafe and kept only
-// if keep accepts it.
+// TaskManagers lowered to 1 or halved; the broadcast state turned off with its rule updates,
+// the TaskManager steps taken modulo a lowered number of TaskManagers). A candidate is run only
+// if it is a valid plan that renders and parses back (Plan.Validate, ParsePlan): a step its job
+// cannot take is never tried, so a shrunk plan replays, and fails as it failed here. Each is
+// judged by RunSafe and kept only if keep accepts it.
 func Shrink(p Plan, keep func(Outcome) bool) Plan {
 	s := shrinker{cur: clonePlan(p), keep: keep}
 	for progress := true; progress && s.runs < MaxShrinkRuns; {
@@ -122,6 +128,7 @@ func (s *shrinker) smaller(at func(*Plan) *int, floor int) bool {
 			}
 			c := clonePlan(s.cur)
 			*at(&c) = n
+			fitTaskManagers(&c)
 			tried = true
 			if s.try(c) {
 				progress = true
@@ -198,6 +205,9 @@ func (s *shrinker) simplerJob() bool {
 		if *f(&s.cur.Job) {
 			c := clonePlan(s.cur)
 			*f(&c.Job) = false
+			if !c.Job.Broadcast { // a job without broadcast state takes no rule updates
+				c.Steps = slices.DeleteFunc(c.Steps, func(st Step) bool { return st.Kind == BroadcastUpdate })
+			}
 			progress = s.try(c) || progress
 		}
 	}
@@ -215,6 +225,16 @@ func (s *shrinker) simplerJob() bool {
 		progress = s.smaller(f, 1) || progress
 	}
 	return progress
+}
+
+// fitTaskManagers makes c's TaskManager steps name one of its job's TaskManagers (modulo their
+// number), after the shrinker lowered it.
+func fitTaskManagers(c *Plan) {
+	for i := range c.Steps {
+		if st := &c.Steps[i]; st.Kind == TMRestart || st.Kind == TMLoss {
+			st.TM %= max(1, c.Job.TaskManagers)
+		}
+	}
 }
 
 // dropStage is p without stage k: the stages reading it read its input instead, and the later

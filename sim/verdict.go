@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"path"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -102,23 +104,70 @@ type Outcome struct {
 	// Stack is the stack trace of the panic when the run panicked, else "". It is for a
 	// human on stderr only: it is not deterministic.
 	Stack string
+	// PanicAt is where the run panicked (PanicPlace), "" when it did not: the InvPanic
+	// violation's detail ends with it, and SameFailure keeps a panic only at the same place.
+	PanicAt string
 	// Min is the run of the shrunk plan of a failing run (ShrinkOutcome), nil when it was not
 	// shrunk.
 	Min *Outcome
 }
 
 // RunSafe runs p as Run does, turning a panic of the simulator or the model into a failed
-// outcome with one InvPanic violation (at step -1, before the first step).
+// outcome with one InvPanic violation (at step -1, before the first step) whose detail is the
+// panic's first line and its place (PanicAt): "… (in model.repartitionBroadcast at
+// model/roundrobin.go:567)".
 func RunSafe(p Plan) (o Outcome) {
 	o = Outcome{Result: Result{Plan: p}, Steps: len(p.Steps)}
 	defer func() {
 		if r := recover(); r != nil {
-			o.Result = Result{Plan: p, Violations: []Violation{{Step: -1, Invariant: InvPanic, Detail: firstLine(r)}}}
+			o.PanicAt = panicPlace()
+			o.Result = Result{Plan: p, Violations: []Violation{{Step: -1, Invariant: InvPanic, Detail: panicDetail(r, o.PanicAt)}}}
 			o.Stack = string(debug.Stack())
 		}
 	}()
 	o.Result = Run(p)
 	return o
+}
+
+// modulePrefix starts the name of every function of this module.
+const modulePrefix = "github.com/restoresim/restoresim/"
+
+// panicPlace is, called by a function deferred during a panic, the place of the panic: the
+// innermost frame of this module's code (the model's, the simulator's, not the runtime's or
+// the standard library's) below the panic, as "FUNCTION at PACKAGE/FILE:LINE" with the
+// function and package named from the module root (e.g. "sim.(*World).broadcast at
+// sim/run.go:408"). It is the same for the same panic in every process and on every machine
+// (no absolute path, no address), and "" when no frame of the module is found.
+func panicPlace() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && strings.HasPrefix(f.Function, modulePrefix):
+			fn := strings.TrimPrefix(f.Function, modulePrefix)
+			pkg := fn
+			if i := strings.IndexByte(fn[strings.LastIndexByte(fn, '/')+1:], '.'); i >= 0 {
+				pkg = fn[:strings.LastIndexByte(fn, '/')+1+i]
+			}
+			return fmt.Sprintf("%s at %s/%s:%d", fn, pkg, path.Base(f.File), f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// panicDetail is an InvPanic violation's detail: the first line of the panic value r, and its
+// place when known.
+func panicDetail(r any, place string) string {
+	if place == "" {
+		return firstLine(r)
+	}
+	return fmt.Sprintf("%s (in %s)", firstLine(r), place)
 }
 
 // RunSeed generates the plan of seed (Generate) and runs it with RunSafe; a panic of the
@@ -137,8 +186,9 @@ func generateSafe(seed uint64, v model.FlinkVersion, steps int) (p Plan, failed 
 	defer func() {
 		if r := recover(); r != nil {
 			p = Plan{Seed: seed, Version: v}
-			failed = &Outcome{Steps: steps, Stack: string(debug.Stack()),
-				Result: Result{Plan: p, Violations: []Violation{{Step: -1, Invariant: InvPanic, Detail: "generate: " + firstLine(r)}}}}
+			at := panicPlace()
+			failed = &Outcome{Steps: steps, Stack: string(debug.Stack()), PanicAt: at,
+				Result: Result{Plan: p, Violations: []Violation{{Step: -1, Invariant: InvPanic, Detail: "generate: " + panicDetail(r, at)}}}}
 		}
 	}()
 	return Generate(seed, v, steps), nil

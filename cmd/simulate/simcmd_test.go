@@ -366,6 +366,9 @@ func TestSimBadInput(t *testing.T) {
 	_ = os.WriteFile(lying, []byte(`{"seed":1,"flink":"1.18","steps":40,"result":"ok","violations":[{"step":1,"invariant":"splits","detail":"x"}],"labels":[]}`+"\n"), 0o644)
 	file := filepath.Join(dir, "file")
 	_ = os.WriteFile(file, nil, 0o644)
+	// A step the job cannot take: a rule update in a job without broadcast state.
+	noBroadcast := filepath.Join(dir, "no-broadcast.txt")
+	_ = os.WriteFile(noBroadcast, []byte("job keys=int/uniform/10 splits=1 broadcast=false source=p1/uid:s keyed=p2/uid:k\nprocess n=3\nbroadcast n=1\n"), 0o644)
 	for _, tc := range []struct {
 		want string
 		args []string
@@ -386,6 +389,7 @@ func TestSimBadInput(t *testing.T) {
 		{"no such file", []string{"replay", filepath.Join(dir, "missing.txt")}},
 		{"a 'job' line must come before the steps", []string{"replay", bad}},
 		{"no 'job' line", []string{"replay", file}},
+		{"line 3: broadcast: the job has no broadcast state (broadcast=false): no rule update reaches it", []string{"replay", noBroadcast}},
 		{"is a directory", []string{"replay", dir}},
 		{`unknown --format "xml"`, []string{"replay", "--format", "xml", bad}},
 		{"--seeds -5 is out of range", []string{"sweep", "--seeds=-5"}},

@@ -37,4 +37,5 @@ var (
 	SubsumedNotDiscarded         = add("subsumed-not-discarded", "CompletedCheckpointStore (1.18): a subsumed checkpoint leaves the cleaner without being discarded, so its directory stays")
 	SharedDiscardedWhileUsed     = add("shared-discarded-while-used", "SharedStateRegistry.UnregisterUnusedState (1.18): called with the newest retained checkpoint's ID instead of the oldest, so shared files older retained checkpoints still reference are deleted")
 	ChannelDropBuffer            = add("channel-drop-buffer", "StateAssignmentOperation.reDistributeInputChannelStates: on a rescale one in-flight buffer (the first input-channel handle of the first old subtask that has one) is given to no new subtask")
+	BroadcastNoModulo            = add("broadcast-no-modulo", "RepartitionOperatorState: new subtask i takes BROADCAST entry i instead of entry i mod (the number of entries), so scaling out past the old parallelism indexes past the end of the list (a panic)")
 )
