@@ -37,4 +37,7 @@ var (
 	SubsumedNotDiscarded         = add("subsumed-not-discarded", "CompletedCheckpointStore (1.18): a subsumed checkpoint leaves the cleaner without being discarded, so its directory stays")
 	SharedDiscardedWhileUsed     = add("shared-discarded-while-used", "SharedStateRegistry.UnregisterUnusedState (1.18): called with the newest retained checkpoint's ID instead of the oldest, so shared files older retained checkpoints still reference are deleted")
 	ChannelDropBuffer            = add("channel-drop-buffer", "StateAssignmentOperation.reDistributeInputChannelStates: on a rescale one in-flight buffer (the first input-channel handle of the first old subtask that has one) is given to no new subtask")
+	MaxRestorableExclusive       = add("max-restorable-exclusive", "savepoint.PlanRestore (what would work): a state's max parallelism taken as an exclusive bound, so the max restorable parallelism, per refused operator and overall, is one below it")
+	BytesReadNoKeyedHeader       = add("bytes-read-no-keyed-header", "savepoint.PlanRestore: a subtask's bytes read leave out the stream header of each key-groups handle it opens (only the key groups' bytes)")
+	Flink120ReadsV5              = add("flink120-reads-v5", "FlinkVersion.MetadataReadVersion: Flink 1.20 reads format version 5 (2.0's), so 1.20 accepts a savepoint Flink 2.0 wrote")
 )
