@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"sort"
 	"testing"
 
+	"github.com/restoresim/restoresim/internal/realmeta"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/model/metadata"
 	"github.com/restoresim/restoresim/model/savepoint"
@@ -386,4 +390,195 @@ func nthOfName(names []string, name string, idx int) int {
 		}
 	}
 	return -1
+}
+
+// realKeyGroupBytes is the test's own byte rule of a key-groups handle read by Flink (SPEC §L;
+// FullSnapshotRestoreOperation skips offset 0, "not empty key-group?"): key group k runs from
+// its offset to the next larger offset of the handle, the last one to the end of the stream; an
+// offset 0 is an empty key group, and one at or past the end of the stream holds nothing.
+func realKeyGroupBytes(offsets []int64, size int64, k int) int64 {
+	off := offsets[k]
+	if off <= 0 || off >= size {
+		return 0
+	}
+	end := size
+	for _, o := range offsets {
+		if o > off && o < end {
+			end = o
+		}
+	}
+	return end - off
+}
+
+// realHeader is a stream's header: the bytes before its smallest positive offset, the whole
+// stream when it has none (or when that offset is past its end).
+func realHeader(offsets []int64, size int64) int64 {
+	h := size
+	for _, o := range offsets {
+		if o > 0 && o < h {
+			h = o
+		}
+	}
+	return h
+}
+
+// TestPlannerNumbersRealFiles: on the real files Flink wrote (shared/flink-metadata real/ and
+// recent/), restored by the newest release at a drawn parallelism (every operator its own task),
+// the refusals, max restorable parallelisms, and each subtask's bytes read of key-groups
+// handles, as in TestPlannerNumbers, computed here from the file's offsets and stream sizes:
+// which key groups and operator-state entries a subtask gets is taken from the plan, their
+// bytes and the headers are the test's own. Operators with in-flight channel state, a handle
+// kind other than key-groups and operator-state streams, or an operator-state name without
+// entries (the plan does not say whether such a handle is handed) are checked for their
+// refusal only.
+func TestPlannerNumbersRealFiles(t *testing.T) {
+	var files []string
+	for _, sub := range []string{"real", "recent"} {
+		dir := realmeta.Sub(t, sub)
+		m, err := filepath.Glob(filepath.Join(dir, "*.metadata"))
+		if err != nil || len(m) == 0 {
+			t.Fatalf("no files in %s", dir)
+		}
+		for _, path := range m {
+			if b, err := os.ReadFile(path); err == nil && len(b) >= 8 && b[7] >= 2 {
+				files = append(files, path) // (format 1, Flink 1.2's, is read by no modelled release)
+			}
+		}
+	}
+	sort.Strings(files)
+	cov := newCoverage(t)
+	cov.require("refused", 0.10)
+	cov.require("bytes-checked", 0.30)
+	cov.require("rescaled-keyed", 0.20)
+	rapid.Check(t, func(t *rapid.T) {
+		defer cov.next()
+		path := rapid.SampledFrom(files).Draw(t, "file")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := savepoint.Read(bytes.NewReader(b), filepath.Base(path))
+		if err != nil || sp.File == nil {
+			t.Fatalf("%s: %v", path, err) // (every file of formats 2 to 6 reads)
+		}
+		f := sp.File
+		var ms []int
+		for i := range f.Operators {
+			ms = append(ms, int(f.Operators[i].MaxParallelism))
+		}
+		if len(ms) == 0 {
+			ms = []int{1}
+		}
+		p := rapid.OneOf(rapid.IntRange(1, 8), rapid.SampledFrom(ms), rapid.Map(rapid.SampledFrom(ms), func(m int) int { return min(m+1, 300) })).Draw(t, "new parallelism")
+		pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: model.NewestFlinkRelease, Parallelism: p})
+		if err != nil {
+			t.Fatalf("%s at parallelism %d: PlanRestore: %v", filepath.Base(path), p, err)
+		}
+		want, followers := model.UpperBoundMaxParallelism, false
+		for i := range f.Operators {
+			op, po := &f.Operators[i], &pl.Operators[i]
+			m := int(op.MaxParallelism)
+			entries := len(op.Subtasks) > 0 || op.FullyFinished
+			wantRefused := m != 1 && p > m && entries
+			if m != 1 {
+				followers = true
+				if entries {
+					want = min(want, m)
+				}
+			}
+			if (po.Status == "refused") != wantRefused {
+				t.Fatalf("%s operator %v (max parallelism %d, %d subtask entries) at parallelism %d: status %q, want refused %v (%v)",
+					filepath.Base(path), op.ID, m, len(op.Subtasks), p, po.Status, wantRefused, deref(po.Error))
+			}
+			cov.labelIf(wantRefused, "refused")
+			if wantRefused && (po.MaxRestorableParallelism == nil || *po.MaxRestorableParallelism != m) {
+				t.Fatalf("%s operator %v refused at parallelism %d: max restorable parallelism %v, want %d", filepath.Base(path), op.ID, p, deref(po.MaxRestorableParallelism), m)
+			}
+			if po.Status == "restored" && checkRealBytes(t, filepath.Base(path), op, po) {
+				cov.label("bytes-checked")
+				cov.labelIf(po.Parallelism != int(op.Parallelism) && slices.ContainsFunc(op.Subtasks, func(s metadata.Subtask) bool { return s.ManagedKeyedState != nil }), "rescaled-keyed")
+			}
+		}
+		switch got := pl.MaxRestorableParallelism; {
+		case !followers && got != nil:
+			t.Fatalf("%s: every operator is non-parallel, but the max restorable parallelism is %d", filepath.Base(path), *got)
+		case followers && (got == nil || *got != want):
+			t.Fatalf("%s: max restorable parallelism %v, want %d", filepath.Base(path), deref(got), want)
+		}
+	})
+}
+
+// checkRealBytes checks the bytes each new subtask of a restored real operator reads (see
+// TestPlannerNumbersRealFiles); false when the operator is not one it can judge.
+func checkRealBytes(t *rapid.T, file string, op *metadata.Operator, po *savepoint.OperatorPlan) bool {
+	old := map[int]*metadata.Subtask{}
+	for k := range op.Subtasks {
+		s := &op.Subtasks[k]
+		if len(s.InputChannels)+len(s.OutputChannels) > 0 || s.RawKeyedState != nil || s.RawOperatorState != nil {
+			return false
+		}
+		if h := s.ManagedKeyedState; h != nil {
+			if _, ok := h.(*metadata.KeyGroupsHandle); !ok {
+				return false
+			}
+		}
+		if h := s.ManagedOperatorState; h != nil {
+			if h.Delegate == nil || h.Tag == metadata.TagFileMergingOperatorStream {
+				return false
+			}
+			for _, st := range h.States {
+				if len(st.Offsets) == 0 {
+					return false
+				}
+			}
+		}
+		old[int(s.Index)] = s
+	}
+	var total int64
+	for s := range po.Subtasks {
+		sp := &po.Subtasks[s]
+		var read int64
+		for _, part := range sp.ManagedKeyedState {
+			h := old[part.OldSubtask].ManagedKeyedState.(*metadata.KeyGroupsHandle)
+			size := h.Delegate.StateSize()
+			read += realHeader(h.Offsets, size)
+			for kg := part.Start; kg <= part.End; kg++ {
+				read += realKeyGroupBytes(h.Offsets, size, kg-int(h.StartKeyGroup))
+			}
+		}
+		streams := map[int]bool{}
+		for name, part := range sp.ManagedOperatorState {
+			for _, pair := range part.Pairs {
+				h := old[pair[0]].ManagedOperatorState
+				var all, own []int64
+				for _, st := range h.States {
+					all = append(all, st.Offsets...)
+					if st.Name == name {
+						own = st.Offsets
+					}
+				}
+				size := h.Delegate.StateSize()
+				if !streams[pair[0]] {
+					streams[pair[0]] = true
+					read += realHeader(all, size)
+				}
+				off := own[pair[1]]
+				end := size
+				for _, o := range all {
+					if o > off && o < end {
+						end = o
+					}
+				}
+				read += max(0, end-off)
+			}
+		}
+		if sp.BytesRead != read {
+			t.Fatalf("%s operator %s (old parallelism %d) new subtask %d of %d: bytes read %d, want %d", file, po.OperatorID, op.Parallelism, s, len(po.Subtasks), sp.BytesRead, read)
+		}
+		total += read
+	}
+	if po.BytesRead != total {
+		t.Fatalf("%s operator %s: bytes read %d, want %d (its subtasks')", file, po.OperatorID, po.BytesRead, total)
+	}
+	return true
 }
