@@ -85,9 +85,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		w.drainInFlight() // savepoints are aligned: the barrier waits for the records ahead of it
 	}
 	md := w.snapshot(id, savepoint)
-	if savepoint {
-		w.probeVersions(step, id, md)
-	}
+	w.probeVersions(step, id, md)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, processed: w.processedAt(), shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	w.recordSnapshot(w.facts[id])

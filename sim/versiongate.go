@@ -11,24 +11,26 @@ import (
 	"github.com/restoresim/restoresim/sim/oracle"
 )
 
-// InvVersionGate: at the first savepoint of a run, the world writes it as every modelled release writes a
-// savepoint (format versions 4 to 6; 7, master's checkpoints, too) and hands each file to every
-// modelled release's restore (the metadata reader and the release's format gate, as the
-// coordinator's restore reads a _metadata file): each accepts it iff the oracle's table says the
-// release reads that format (oracle.ReadsFormat). One of the refused pairs, drawn by the seed,
-// is also planned (savepoint.PlanRestore, what `simulate plan --flink R` does): refused by
-// the check metadata-version with a message naming the oldest release that reads the format
-// (oracle.OldestReading). So a run of one version hands it every other version's savepoints, and
-// every other version its own; a sweep over --flink A,B hands A B's files and B A's in each run.
+// InvVersionGate: at the first snapshot of a run (a checkpoint or a savepoint), the world writes
+// it as every modelled release writes a savepoint (format versions 4 to 6; 7, master's
+// checkpoints, too) and hands each file to every modelled release's restore (the metadata
+// reader and the release's format gate, as the coordinator's restore reads a _metadata file):
+// each accepts it iff the oracle's table says the release reads that format
+// (oracle.ReadsFormat). One of the refused pairs, drawn by the seed, is also planned
+// (savepoint.PlanRestore, what `simulate plan --flink R` does): refused by the check
+// metadata-version with a message naming the oldest release that reads the format
+// (oracle.OldestReading). So every run that takes a snapshot hands its version every other
+// version's files and every other version its own; a sweep over --flink A,B hands A B's files
+// and B A's in each such run.
 const InvVersionGate = "version-gate"
 
-// probeVersions checks the version gate on savepoint id (see InvVersionGate).
+// probeVersions checks the version gate on snapshot id, the run's first (see InvVersionGate).
 func (w *World) probeVersions(step int, id int64, md model.CheckpointMetadata) {
 	if w.gateProbed {
 		return // (once a run: every pair costs a write and a read of the whole savepoint)
 	}
 	w.gateProbed = true
-	fail := func(detail string) { w.violate(step, InvVersionGate, fmt.Sprintf("savepoint %d: %s", id, detail), "") }
+	fail := func(detail string) { w.violate(step, InvVersionGate, fmt.Sprintf("snapshot %d: %s", id, detail), "") }
 	type refusedPair struct {
 		reader model.FlinkVersion
 		writer string
