@@ -122,8 +122,9 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 	}
 	// What would work: a state refused as below the new parallelism restores at any parallelism
 	// up to its stored max parallelism, the highest the plan must name; a state not refused has
-	// none. (Not where FLINK-40113 picks a vertex's max parallelism.)
-	if !slices.Contains(rest.Hazard, true) {
+	// none. (Not where FLINK-40113 picks a vertex's max parallelism, nor on 1.10.1, whose plan
+	// refuses the format first: no parallelism restores a file it cannot read.)
+	if first && !slices.Contains(rest.Hazard, true) {
 		for _, ov := range verdicts {
 			po := byID[oracle.OperatorIDFromUID(ov.UID).String()]
 			m, stored := f.shape.StoredMax(ov.UID)
