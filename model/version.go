@@ -3,6 +3,8 @@ package model
 import (
 	"errors"
 	"fmt"
+
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // FlinkVersion selects version-specific behaviour: one value per modelled Flink release (and
@@ -149,6 +151,8 @@ func (v FlinkVersion) MetadataWriteVersion(savepoint bool) int32 {
 // for master. Version 1 is registered too but refused ("no longer supported").
 func (v FlinkVersion) MetadataReadVersion() int32 {
 	switch {
+	case v == Flink120 && mutant.On(mutant.Flink120ReadsV5):
+		return 5
 	case v == Flink1101:
 		return 2
 	case v.Before(Flink20):

@@ -6,7 +6,9 @@
 // operator-state repartitioning (SPLIT_DISTRIBUTE, UNION, BROADCAST, bit-exact against a
 // reference), keyed-state assignment (ownership, metamorphic rescaling, handle order),
 // restore validation, the shared-state registry and completed-checkpoint store, the
-// checkpoint ID counter, local recovery, a state-machine test over the simulator, determinism,
+// checkpoint ID counter, local recovery, the restore planner's numbers (refusals, max
+// restorable parallelism, bytes read) and the version gate of every (writer format, reader
+// release) pair, on generated and real files, a state-machine test over the simulator, determinism,
 // and fuzz targets for the scenario parser and the _metadata reader. Every generator labels its
 // cases and every property fails when a label falls significantly below its minimum share.
 //

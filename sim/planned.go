@@ -120,6 +120,26 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 		fail("operators judged otherwise than the oracle judges each on its own", diffLines(want, got))
 		return
 	}
+	// What would work: a state refused as below the new parallelism restores at any parallelism
+	// up to its stored max parallelism, the highest the plan must name; a state not refused has
+	// none. (Not where FLINK-40113 picks a vertex's max parallelism, nor on 1.10.1, whose plan
+	// refuses the format first: no parallelism restores a file it cannot read.)
+	if first && !slices.Contains(rest.Hazard, true) {
+		for _, ov := range verdicts {
+			po := byID[oracle.OperatorIDFromUID(ov.UID).String()]
+			m, stored := f.shape.StoredMax(ov.UID)
+			switch {
+			case ov.Status == oracle.Refused && ov.Reason == oracle.MaxParallelismBelowNewParallelism && stored &&
+				(po.MaxRestorableParallelism == nil || *po.MaxRestorableParallelism != m):
+				fail(fmt.Sprintf("%s, refused as below the new parallelism, restores at parallelism %s at most, the oracle says %d (its stored max parallelism)",
+					ov.UID, describeMaxRestorable(po.MaxRestorableParallelism), m), "")
+				return
+			case ov.Status != oracle.Refused && po.MaxRestorableParallelism != nil:
+				fail(fmt.Sprintf("%s is %v, but the plan names a max restorable parallelism %d for it", ov.UID, ov.Status, *po.MaxRestorableParallelism), "")
+				return
+			}
+		}
+	}
 
 	// Per new subtask, what it reads and the bytes: the oracle's reference over the stored state
 	// without the refused operators' (the plan goes on as if it were gone).
@@ -176,6 +196,14 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 			}
 		}
 	}
+}
+
+// describeMaxRestorable is a plan's max restorable parallelism in words.
+func describeMaxRestorable(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
 }
 
 // generatedID is the generated ID of the operator at chain position k of the vertex named name
@@ -311,7 +339,7 @@ func (r *planReads) of(s *savepoint.SubtaskPlan) oracle.Planned {
 		return out
 	}
 	return oracle.Planned{ManagedKeyed: keyed(s.ManagedKeyedState), RawKeyed: keyed(s.RawKeyedState),
-		ManagedOperator: entries(s.ManagedOperatorState), RawOperator: entries(s.RawOperatorState)}
+		ManagedOperator: entries(s.ManagedOperatorState), RawOperator: entries(s.RawOperatorState), BytesRead: s.BytesRead}
 }
 
 // entries is what a subtask reads of the parts m, by state name (nil: no entry).

@@ -16,12 +16,14 @@ type World struct {
 	job  Job // the running job's configuration (changes on restart)
 	fs   *memFS
 
-	epoch     int // job instance: a restart submits a new job (a new job ID and directory)
-	src       []*sourceTask
-	keyed     []*keyedTask
-	maxPar    int   // the keyed vertex's max parallelism in force
-	srcMaxPar int   // the source vertex's max parallelism in force
-	stageMax  []int // each stage's max parallelism in force
+	epoch int // job instance: a restart submits a new job (a new job ID and directory)
+	// gateProbed: the version gate was checked on a savepoint of this run (probeVersions).
+	gateProbed bool
+	src        []*sourceTask
+	keyed      []*keyedTask
+	maxPar     int   // the keyed vertex's max parallelism in force
+	srcMaxPar  int   // the source vertex's max parallelism in force
+	stageMax   []int // each stage's max parallelism in force
 	// Keyed stages: per stage its subtasks (nil for a stateless stage), the offsets its keyed
 	// state counts from (as base) and the oracle's fold cache.
 	stageKeyed [][]*keyedTask

@@ -85,6 +85,7 @@ func (w *World) checkpoint(step int, abort, savepoint bool) string {
 		w.drainInFlight() // savepoints are aligned: the barrier waits for the records ahead of it
 	}
 	md := w.snapshot(id, savepoint)
+	w.probeVersions(step, id, md)
 	w.facts[id] = snapshotFacts{id: id, savepoint: savepoint, pointer: w.pointerOf(id, savepoint), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, processed: w.processedAt(), shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, savepoint), md)}
 	w.recordSnapshot(w.facts[id])
@@ -466,6 +467,7 @@ func (w *World) restart(step int, c Change) string {
 	id := w.triggerID(step)
 	w.drainInFlight() // stop-with-savepoint: an aligned savepoint
 	md := w.snapshot(id, true)
+	w.probeVersions(step, id, md)
 	f := snapshotFacts{id: id, savepoint: true, pointer: w.pointerOf(id, true), offsets: w.currentOffsets(), base: maps.Clone(w.base),
 		stageBase: w.stageBases(), applied: w.applied, shape: w.shape(md), files: snapshotFiles(w.pointerOf(id, true), md)}
 	w.facts[id] = f

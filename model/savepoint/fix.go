@@ -2,9 +2,11 @@ package savepoint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 	"github.com/restoresim/restoresim/model/metadata"
 )
 
@@ -102,7 +104,11 @@ func whatWouldWork(pl *RestorePlan, f *metadata.File, opts Options, pointer stri
 		vi := vertexHolding(vertices, os.OperatorID)
 		if vi >= 0 && !versionRefused {
 			var tried []int
-			for _, c := range []int{min(os.MaxParallelism, model.UpperBoundMaxParallelism), os.Parallelism} {
+			bound := os.MaxParallelism
+			if mutant.On(mutant.MaxRestorableExclusive) {
+				bound--
+			}
+			for _, c := range []int{min(bound, model.UpperBoundMaxParallelism), os.Parallelism} {
 				if vertices[vi].MaxParallelismConfigured {
 					c = min(c, vertices[vi].MaxParallelism)
 				}
@@ -125,8 +131,12 @@ func whatWouldWork(pl *RestorePlan, f *metadata.File, opts Options, pointer stri
 	if versionRefused {
 		return nil
 	}
+	// Two candidates: the smallest max parallelism of the followers' states, and of those with a
+	// subtask entry. A state without subtask entries leaves its task out of AssignStates'
+	// parallelism check (StateAssignmentOperation assigns only tasks with state), so its max
+	// parallelism bounds nothing; the larger candidate that passes is the answer.
 	var followers []int
-	c := model.UpperBoundMaxParallelism
+	c, cState := model.UpperBoundMaxParallelism, model.UpperBoundMaxParallelism
 	for vi := range vertices {
 		v := &vertices[vi]
 		if sourceOf(v) != SourceDefault {
@@ -134,32 +144,53 @@ func whatWouldWork(pl *RestorePlan, f *metadata.File, opts Options, pointer stri
 		}
 		followers = append(followers, vi)
 		if v.MaxParallelismConfigured {
-			c = min(c, v.MaxParallelism)
+			c, cState = min(c, v.MaxParallelism), min(cState, v.MaxParallelism)
 		}
 		for j := range md.Operators {
-			if v.holds(md.Operators[j].OperatorID) {
-				c = min(c, md.Operators[j].MaxParallelism)
+			if os := &md.Operators[j]; v.holds(os.OperatorID) {
+				bound := os.MaxParallelism
+				if mutant.On(mutant.MaxRestorableExclusive) {
+					bound--
+				}
+				c = min(c, bound)
+				if holdsState(os) {
+					cState = min(cState, bound)
+				}
 			}
 		}
 	}
-	if len(followers) == 0 || c < 1 {
+	if len(followers) == 0 {
 		return nil
 	}
-	if pl.Restorable && opts.Parallelism == c {
-		pl.MaxRestorableParallelism = &c
-		return nil
+	cands := []int{cState}
+	if c != cState {
+		cands = append(cands, c)
 	}
-	errs, err := passes(opts, pointer, md, withParallelism(vertices, c, followers...))
-	if err != nil {
-		return err
-	}
-	for _, e := range errs {
-		if e != nil {
+	for _, cand := range cands {
+		if cand < 1 {
+			continue
+		}
+		if pl.Restorable && opts.Parallelism == cand {
+			pl.MaxRestorableParallelism = &cand
+			return nil
+		}
+		errs, err := passes(opts, pointer, md, withParallelism(vertices, cand, followers...))
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(errs, func(e *model.RefusalError) bool { return e != nil }) {
+			pl.MaxRestorableParallelism = &cand
 			return nil
 		}
 	}
-	pl.MaxRestorableParallelism = &c
 	return nil
+}
+
+// holdsState reports whether an operator state has a subtask entry or is fully finished: what
+// makes AssignStates judge its task (1.18's TaskStateAssignment.hasNonFinishedState and
+// isFullyFinished; a candidate is checked by running the restore path all the same).
+func holdsState(os *model.OperatorState) bool {
+	return os.FullyFinished || slices.ContainsFunc(os.Subtasks, func(st *model.OperatorSubtaskState) bool { return st != nil })
 }
 
 // fixWords says what would restore a refused operator.

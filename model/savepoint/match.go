@@ -480,6 +480,9 @@ func (x *oldIndex) bytesRead(st *model.OperatorSubtaskState) int64 {
 			}
 			if c := x.find(raw, 0, g); c < len(seq) {
 				_, header := x.keyGroupsOf(raw, c, seq[c].h.(*model.KeyGroupsStateHandle))
+				if mutant.On(mutant.BytesReadNoKeyedHeader) {
+					header = 0
+				}
 				n += header + x.keyedReceivedBytes(raw, c, kg)
 			}
 		}

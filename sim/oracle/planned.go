@@ -156,6 +156,11 @@ type PlannedEntries struct {
 type Planned struct {
 	ManagedKeyed, RawKeyed       []PlannedKeyed
 	ManagedOperator, RawOperator map[string]PlannedEntries // names with at least one entry
+	// BytesRead is what the subtask's restore downloads (savepoint.SubtaskPlan.BytesRead): of
+	// each key-groups handle and each operator-state stream it is handed, the stream's header
+	// (the bytes before its smallest positive offset, the whole stream when it has none) and
+	// the bytes of what it is handed; an incremental handle whole.
+	BytesRead int64
 }
 
 // Lines renders p for a diff, one handle or name a line.
@@ -177,6 +182,7 @@ func (p Planned) Lines() []string {
 			out = append(out, fmt.Sprintf("%s: %s %v %d bytes", k.name, n, k.m[n].Pairs, k.m[n].Bytes))
 		}
 	}
+	out = append(out, fmt.Sprintf("bytes read %d", p.BytesRead))
 	return out
 }
 
@@ -260,6 +266,64 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 			allSortedOf[stream] = all
 		}
 		return all
+	}
+	// header is a stream's header: the bytes before its smallest positive offset (sorted), the
+	// whole stream when it has none.
+	header := func(sorted []int64, size int64) int64 {
+		i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > 0 })
+		if i == len(sorted) || sorted[i] > size {
+			return size
+		}
+		return sorted[i]
+	}
+	// read is what a subtask reads of keyed handles hs: headers and bytes.
+	read := func(hs []KeyedHandle, ps []PlannedKeyed) int64 {
+		var n int64
+		for k, g := range hs {
+			n += ps[k].Bytes
+			if !g.Incremental {
+				n += header(sorted(g.Stream, keyed[g.Stream].h.Offsets), sizes[g.Stream])
+			}
+		}
+		return n
+	}
+	// streamHeaders is the headers of the distinct operator-state streams of es not in skip.
+	streamHeaders := func(es []Entry, skip map[string]bool) (int64, map[string]bool) {
+		seen := map[string]bool{}
+		var n int64
+		for _, e := range es {
+			if seen[e.Stream] || skip[e.Stream] {
+				continue
+			}
+			seen[e.Stream] = true
+			n += header(allSorted(e.Stream, ops[e.Stream].h), sizes[e.Stream])
+		}
+		return n, seen
+	}
+	type unionHeaders struct {
+		bytes   int64
+		streams map[string]bool
+	}
+	unionRead := map[*UnionSet]unionHeaders{}
+	// opRead is what a subtask reads of operator-state entries es and the UNION set u whose
+	// bytes are in m: each stream's header once, and the entries.
+	opRead := func(es []Entry, u *UnionSet, m map[string]PlannedEntries) int64 {
+		var n int64
+		for _, pe := range m {
+			n += pe.Bytes
+		}
+		var skip map[string]bool
+		if u.Len() > 0 {
+			uh, ok := unionRead[u]
+			if !ok {
+				uh.bytes, uh.streams = streamHeaders(u.Entries(), nil)
+				unionRead[u] = uh
+			}
+			n += uh.bytes
+			skip = uh.streams
+		}
+		own, _ := streamHeaders(es, skip)
+		return n + own
 	}
 	planKeyed := func(hs []KeyedHandle) []PlannedKeyed {
 		var out []PlannedKeyed
@@ -353,6 +417,8 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 				p := Planned{ManagedKeyed: planKeyed(h.ManagedKeyed), RawKeyed: planKeyed(h.RawKeyed),
 					ManagedOperator: withUnion(h.ManagedOperator, h.ManagedUnion),
 					RawOperator:     withUnion(h.RawOperator, h.RawUnion)}
+				p.BytesRead = read(h.ManagedKeyed, p.ManagedKeyed) + read(h.RawKeyed, p.RawKeyed) +
+					opRead(h.ManagedOperator, h.ManagedUnion, p.ManagedOperator) + opRead(h.RawOperator, h.RawUnion, p.RawOperator)
 				if len(p.ManagedKeyed)+len(p.RawKeyed)+len(p.ManagedOperator)+len(p.RawOperator) > 0 {
 					if out[v][i] == nil {
 						out[v][i] = map[string]*Planned{}
@@ -430,7 +496,7 @@ func (c *PlannedComparer) Same(a, b *Planned) bool {
 		}
 		return true
 	}
-	return slices.Equal(a.ManagedKeyed, b.ManagedKeyed) && slices.Equal(a.RawKeyed, b.RawKeyed) &&
+	return a.BytesRead == b.BytesRead && slices.Equal(a.ManagedKeyed, b.ManagedKeyed) && slices.Equal(a.RawKeyed, b.RawKeyed) &&
 		sameOps(a.ManagedOperator, b.ManagedOperator) && sameOps(a.RawOperator, b.RawOperator)
 }
 

@@ -38,4 +38,7 @@ var (
 	SharedDiscardedWhileUsed     = add("shared-discarded-while-used", "SharedStateRegistry.UnregisterUnusedState (1.18): called with the newest retained checkpoint's ID instead of the oldest, so shared files older retained checkpoints still reference are deleted")
 	ChannelDropBuffer            = add("channel-drop-buffer", "StateAssignmentOperation.reDistributeInputChannelStates: on a rescale one in-flight buffer (the first input-channel handle of the first old subtask that has one) is given to no new subtask")
 	BroadcastNoModulo            = add("broadcast-no-modulo", "RepartitionOperatorState: new subtask i takes BROADCAST entry i instead of entry i mod (the number of entries), so scaling out past the old parallelism indexes past the end of the list (a panic)")
+	MaxRestorableExclusive       = add("max-restorable-exclusive", "savepoint.PlanRestore (what would work): a state's max parallelism taken as an exclusive bound, so the max restorable parallelism, per refused operator and overall, is one below it")
+	BytesReadNoKeyedHeader       = add("bytes-read-no-keyed-header", "savepoint.PlanRestore: a subtask's bytes read leave out the stream header of each key-groups handle it opens (only the key groups' bytes)")
+	Flink120ReadsV5              = add("flink120-reads-v5", "FlinkVersion.MetadataReadVersion: Flink 1.20 reads format version 5 (2.0's), so 1.20 accepts a savepoint Flink 2.0 wrote")
 )
