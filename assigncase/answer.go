@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -417,5 +418,38 @@ func (c *Case) Answer(v model.FlinkVersion) (Answer, error) {
 	if err != nil {
 		return FromAssignment(nil, err), nil
 	}
-	return FromAssignment(model.AssignStates(in)), nil
+	a, err := model.AssignStates(in)
+	return FromAssignment(a, c.namedByVertexID(err)), nil
+}
+
+// namedByVertexID gives a refusal whose Flink message names the task by its JobVertexID, not
+// by its name (StateAssignmentOperation.checkParallelismPreconditions: "The state for task
+// <JobVertexID> can not be restored …"), the JobVertexID of the case's vertex in place of the
+// name the model prints, so that the refusal names what Flink's does.
+func (c *Case) namedByVertexID(err error) error {
+	var below *model.MaxParallelismBelowNewParallelismError
+	if err == nil || !errors.As(err, &below) {
+		return err
+	}
+	for _, vx := range c.Vertices {
+		for _, op := range vx.Operators {
+			if strings.EqualFold(op.ID, below.OperatorID.String()) || (op.UserDefinedID != nil && strings.EqualFold(*op.UserDefinedID, below.OperatorID.String())) {
+				id := vx.Operators[len(vx.Operators)-1].ID
+				if vx.ID != nil {
+					id = *vx.ID
+				}
+				id = strings.ToLower(id)
+				renamed := *below
+				renamed.Vertex = id
+				var rf *model.RefusalError
+				if errors.As(err, &rf) {
+					r := *rf
+					r.Err = &renamed
+					return &r
+				}
+				return &renamed
+			}
+		}
+	}
+	return err
 }
