@@ -17,9 +17,10 @@ import (
 // Config is one differential run of one version.
 type Config struct {
 	Version model.FlinkVersion
-	// Cases is the number of generated cases; Seed derives them (case i from PCG(Seed, i)).
-	Cases int
-	Seed  uint64
+	// Cases is the number of generated cases, From the index of the first; Seed derives them
+	// (case i from PCG(Seed, i)): From 123 and Cases 1 replays case 123 of a run.
+	Cases, From int
+	Seed        uint64
 	// Flink answers cases, one answer line each in order: (*reference.JVM).AssignAll.
 	Flink func(cases [][]byte) ([][]byte, error)
 	// MaxShrunk bounds how many disagreements are shrunk and kept (default 20); all are counted.
@@ -93,11 +94,11 @@ func Run(cfg Config) (*Report, error) {
 		n := min(cfg.Batch, cfg.Cases-from)
 		jobs := make([]job, n)
 		parallel(cfg.Workers, n, func(k int) {
-			jobs[k] = prepareCase(cfg.Version, cfg.Seed, from+k)
+			jobs[k] = prepareCase(cfg.Version, cfg.Seed, cfg.From+from+k)
 		})
 		for k := range jobs {
 			if jobs[k].err != nil {
-				return nil, fmt.Errorf("case %d: %w", from+k, jobs[k].err)
+				return nil, fmt.Errorf("case %d: %w", cfg.From+from+k, jobs[k].err)
 			}
 		}
 		return jobs, nil
@@ -129,7 +130,7 @@ func Run(cfg Config) (*Report, error) {
 			err = fmt.Errorf("%d answers to %d cases", len(answers), len(cases))
 		}
 		if err != nil {
-			return rep, fmt.Errorf("cases %d to %d: flink: %w", from, from+len(cases)-1, err)
+			return rep, fmt.Errorf("cases %d to %d: flink: %w", cfg.From+from, cfg.From+from+len(cases)-1, err)
 		}
 		parallel(cfg.Workers, len(jobs), func(k int) {
 			j := &jobs[k]
@@ -137,7 +138,7 @@ func Run(cfg Config) (*Report, error) {
 			j.outcome, j.diffs, j.err = judgeAnswers(j.model, j.ma, j.flink)
 		})
 		for k := range jobs {
-			if err := rep.count(cfg, from+k, &jobs[k]); err != nil {
+			if err := rep.count(cfg, cfg.From+from+k, &jobs[k]); err != nil {
 				return rep, err
 			}
 		}
@@ -498,4 +499,50 @@ func deepCopy(v any) any {
 		return y
 	}
 	return v
+}
+
+// Saved is a disagreement as a replayable file: the shrunk case, both answers to it and their
+// differences, and where it came from (the version, the seed and the index of the generated
+// case, which is Original before shrinking).
+type Saved struct {
+	Flink       string          `json:"flink"`
+	Seed        uint64          `json:"seed"`
+	Index       int             `json:"index"`
+	Case        json.RawMessage `json:"case"`
+	Model       json.RawMessage `json:"model_answer"`
+	FlinkAnswer json.RawMessage `json:"flink_answer"`
+	Differences []string        `json:"differences"`
+	Original    json.RawMessage `json:"original"`
+}
+
+// Save gives a disagreement of a report as a Saved file's bytes (indented JSON, a newline at
+// the end).
+func (r *Report) Save(d Disagreement) ([]byte, error) {
+	s := Saved{Flink: r.Version.String(), Seed: r.Seed, Index: d.Index, Case: d.Case, Model: d.Model, FlinkAnswer: d.Flink,
+		Differences: d.Differences, Original: d.Original}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ReplayCase reads the case of a replay file: a Saved disagreement (its "case"), or a case
+// (one JSON object in the format of ASSIGN-CASE.md). It returns the case's JSON, checked.
+func ReplayCase(data []byte) ([]byte, error) {
+	var s struct {
+		Case json.RawMessage `json:"case"`
+	}
+	c := bytes.TrimSpace(data)
+	if err := json.Unmarshal(c, &s); err == nil && len(s.Case) > 0 {
+		c = s.Case
+	}
+	if _, err := assigncase.DecodeCase(c); err != nil {
+		return nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, c); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
 }
