@@ -367,32 +367,44 @@ func Shrink(c []byte, fails func(cands [][]byte) []bool) []byte {
 	}
 	best := c
 	const chunk = 64
-	for changed := true; changed; {
-		changed = false
+	// Scan the reductions from pos on; after a kept one, go on from the same place in the new
+	// document's list (what came before failed already), and end with a whole pass that keeps
+	// nothing.
+	pos, fromStart := 0, true
+	for {
 		edits := candidates(doc)
-		for from := 0; from < len(edits) && !changed; from += chunk {
+		kept := -1
+		for from := min(pos, len(edits)); from < len(edits) && kept < 0; from += chunk {
 			var docs []any
 			var bs [][]byte
-			for _, e := range edits[from:min(from+chunk, len(edits))] {
+			var at []int
+			for k, e := range edits[from:min(from+chunk, len(edits))] {
 				cand := e.apply(doc)
 				b, err := json.Marshal(cand)
 				if err != nil || len(b) >= len(best) {
 					continue
 				}
-				docs, bs = append(docs, cand), append(bs, b)
+				docs, bs, at = append(docs, cand), append(bs, b), append(at, from+k)
 			}
 			if len(bs) == 0 {
 				continue
 			}
 			for k, f := range fails(bs) {
 				if f {
-					doc, best, changed = docs[k], bs[k], true
+					doc, best, kept = docs[k], bs[k], at[k]
 					break
 				}
 			}
 		}
+		switch {
+		case kept >= 0:
+			pos, fromStart = kept, false
+		case !fromStart:
+			pos, fromStart = 0, true
+		default:
+			return best
+		}
 	}
-	return best
 }
 
 // edit is one reduction of a JSON document: at path, remove array element index (key == "")
@@ -431,7 +443,7 @@ func (e edit) apply(doc any) any {
 }
 
 // candidates lists the one-step reductions of a JSON document, outermost first: each array
-// element removed, each object field removed (except the case's required ones).
+// element removed (but a number), each object field removed (except the case's required ones).
 func candidates(doc any) []edit {
 	var out []edit
 	type node struct {
@@ -446,7 +458,11 @@ func candidates(doc any) []edit {
 			switch x := n.v.(type) {
 			case []any:
 				for i := range x {
-					out = append(out, edit{path: path, index: i})
+					// Not the numbers of a list (offsets): one fewer breaks the handle for
+					// both sides alike, and there are many.
+					if _, number := x[i].(float64); !number {
+						out = append(out, edit{path: path, index: i})
+					}
 				}
 				for i := range x {
 					next = append(next, node{x[i], append(append([]any{}, path...), i)})
