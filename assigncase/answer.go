@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -417,5 +418,57 @@ func (c *Case) Answer(v model.FlinkVersion) (Answer, error) {
 	if err != nil {
 		return FromAssignment(nil, err), nil
 	}
-	return FromAssignment(model.AssignStates(in)), nil
+	a, err := model.AssignStates(in)
+	return FromAssignment(a, c.namedByVertexID(err)), nil
+}
+
+// namedByVertexID gives a refusal whose Flink message names the vertex by its JobVertexID, not
+// by its name, the JobVertexID of the case's vertex in place of the name the model prints, so
+// that the refusal names what Flink's does: StateAssignmentOperation.checkParallelismPreconditions
+// ("The state for task <JobVertexID> can not be restored …") and, on master,
+// checkMaxParallelismAgreement ("The state for the execution job vertex <JobVertexID> …").
+func (c *Case) namedByVertexID(err error) error {
+	var rf *model.RefusalError
+	if err == nil || !errors.As(err, &rf) {
+		return err
+	}
+	var below *model.MaxParallelismBelowNewParallelismError
+	var disagree *model.MaxParallelismDisagreementError
+	var renamed error
+	switch {
+	case errors.As(err, &below):
+		r := *below
+		if r.Vertex = c.vertexIDOf(r.OperatorID); r.Vertex == "" {
+			return err
+		}
+		renamed = &r
+	case errors.As(err, &disagree):
+		r := *disagree
+		if r.Vertex = c.vertexIDOf(r.A); r.Vertex == "" {
+			return err
+		}
+		renamed = &r
+	default:
+		return err
+	}
+	r := *rf
+	r.Err = renamed
+	return &r
+}
+
+// vertexIDOf gives the JobVertexID (lower case) of the vertex that has operator op (its id or
+// user-defined id): the vertex's "id", else its chain head's operator id; "" when none has it.
+func (c *Case) vertexIDOf(op model.OperatorID) string {
+	for _, vx := range c.Vertices {
+		for _, o := range vx.Operators {
+			if strings.EqualFold(o.ID, op.String()) || (o.UserDefinedID != nil && strings.EqualFold(*o.UserDefinedID, op.String())) {
+				id := vx.Operators[len(vx.Operators)-1].ID
+				if vx.ID != nil {
+					id = *vx.ID
+				}
+				return strings.ToLower(id)
+			}
+		}
+	}
+	return ""
 }

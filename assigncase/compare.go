@@ -2,6 +2,7 @@ package assigncase
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/restoresim/restoresim/model"
@@ -55,6 +56,9 @@ func (c *comparer) add(path, m, f string) {
 
 // value compares two values by their JSON.
 func (c *comparer) value(path string, m, f any) {
+	if reflect.DeepEqual(m, f) {
+		return
+	}
 	if jm, jf := render(m), render(f); jm != jf {
 		c.add(path, jm, jf)
 	}

@@ -5,43 +5,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
+	"github.com/restoresim/restoresim/assigncase"
 	"github.com/restoresim/restoresim/model"
 )
-
-// Answerer answers one case (a JSON object) with one answer line.
-type Answerer func(caseJSON []byte) ([]byte, error)
-
-// Comparer compares the model's answer with Flink's and returns the differences, each naming the
-// JSON path of a field first (e.g. "vertices[0].subtasks[1]…: …"), in a deterministic order. An
-// error means an answer could not be read.
-type Comparer func(modelAnswer, flinkAnswer []byte) ([]string, error)
 
 // Config is one differential run of one version.
 type Config struct {
 	Version model.FlinkVersion
-	// Cases is the number of generated cases; Seed derives them (case i from PCG(Seed, i)).
-	Cases        int
-	Seed         uint64
-	Model, Flink Answerer
-	Compare      Comparer
-	// Outcome names an answer's outcome for the table (e.g. "assigned", "refused: <kind>").
-	Outcome func(answer []byte) string
+	// Cases is the number of generated cases, From the index of the first; Seed derives them
+	// (case i from PCG(Seed, i)): From 123 and Cases 1 replays case 123 of a run.
+	Cases, From int
+	Seed        uint64
+	// Flink answers cases, one answer line each in order: (*reference.JVM).AssignAll.
+	Flink func(cases [][]byte) ([][]byte, error)
 	// MaxShrunk bounds how many disagreements are shrunk and kept (default 20); all are counted.
 	MaxShrunk int
-	// Progress, when set, is called after every case.
+	// Batch is how many cases go to Flink at once (default 2048); Workers how many goroutines
+	// generate cases and answer them with the model (default GOMAXPROCS). Neither changes the
+	// report: cases are numbered, and their results are taken in that order.
+	Batch, Workers int
+	// Progress, when set, is called after every batch with the cases done.
 	Progress func(done int)
 }
 
 // Report is the result of a run.
 type Report struct {
 	Version model.FlinkVersion
+	Seed    uint64
 	Cases   int
 	Agreed  int
-	// Outcomes counts, per outcome of Flink's answer, the cases and the agreeing cases.
+	// Outcomes counts, per outcome of Flink's answer (Outcome), the cases and the agreeing
+	// cases.
 	Outcomes map[string]*Count
-	// Fields counts disagreements by field (the differences' paths, indexes dropped).
+	// Fields counts disagreeing cases by field (the differences' paths, indexes dropped).
 	Fields map[string]int
 	// Disagreements are the first MaxShrunk disagreements, shrunk.
 	Disagreements []Disagreement
@@ -61,68 +62,241 @@ type Disagreement struct {
 	Differences  []string
 }
 
-// Run runs the configured cases. Errors are the answerers' (a JVM that cannot run, a case the
-// model cannot read), not disagreements.
+// job is one case on its way through a run.
+type job struct {
+	c     []byte // the case's JSON
+	model []byte // the model's answer line
+	ma    assigncase.Answer
+	flink []byte
+	// outcome and diffs are the judgement.
+	outcome string
+	diffs   []string
+	err     error
+}
+
+// Run runs the configured cases: each is generated and answered by the model on the workers,
+// sent to Flink in batches (the next batch is prepared while Flink answers the last), and judged
+// on the workers; the results are counted in case order, so that a run's report depends on its
+// configuration only. Errors are Flink's (a JVM that cannot run) or a generated case that is no
+// case, not disagreements.
 func Run(cfg Config) (*Report, error) {
 	if cfg.MaxShrunk == 0 {
 		cfg.MaxShrunk = 20
 	}
-	rep := &Report{Version: cfg.Version, Outcomes: map[string]*Count{}, Fields: map[string]int{}}
-	for i := 0; i < cfg.Cases; i++ {
-		c := Generate(rand.New(rand.NewPCG(cfg.Seed, uint64(i))), cfg.Version)
-		m, f, diffs, err := judge(cfg, c)
+	if cfg.Batch <= 0 {
+		cfg.Batch = 2048
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	rep := &Report{Version: cfg.Version, Seed: cfg.Seed, Outcomes: map[string]*Count{}, Fields: map[string]int{}}
+	prepare := func(from int) ([]job, error) {
+		n := min(cfg.Batch, cfg.Cases-from)
+		jobs := make([]job, n)
+		parallel(cfg.Workers, n, func(k int) {
+			jobs[k] = prepareCase(cfg.Version, cfg.Seed, cfg.From+from+k)
+		})
+		for k := range jobs {
+			if jobs[k].err != nil {
+				return nil, fmt.Errorf("case %d: %w", cfg.From+from+k, jobs[k].err)
+			}
+		}
+		return jobs, nil
+	}
+	type prepared struct {
+		jobs []job
+		err  error
+	}
+	if cfg.Cases <= 0 {
+		return rep, nil
+	}
+	next := make(chan prepared, 1)
+	go func() { j, err := prepare(0); next <- prepared{j, err} }()
+	for from := 0; from < cfg.Cases; {
+		p := <-next
+		if p.err != nil {
+			return rep, p.err
+		}
+		jobs := p.jobs
+		if to := from + len(jobs); to < cfg.Cases {
+			go func() { j, err := prepare(to); next <- prepared{j, err} }()
+		}
+		cases := make([][]byte, len(jobs))
+		for k := range jobs {
+			cases[k] = jobs[k].c
+		}
+		answers, err := cfg.Flink(cases)
+		if err == nil && len(answers) != len(cases) {
+			err = fmt.Errorf("%d answers to %d cases", len(answers), len(cases))
+		}
 		if err != nil {
-			return rep, fmt.Errorf("case %d: %w", i, err)
+			return rep, fmt.Errorf("cases %d to %d: flink: %w", cfg.From+from, cfg.From+from+len(cases)-1, err)
 		}
-		rep.Cases++
-		o := cfg.Outcome(f)
-		row := rep.Outcomes[o]
-		if row == nil {
-			row = &Count{}
-			rep.Outcomes[o] = row
-		}
-		row.Cases++
-		if len(diffs) == 0 {
-			rep.Agreed++
-			row.Agreed++
-		} else {
-			seen := map[string]bool{}
-			for _, d := range diffs {
-				f := fieldOf(d)
-				if !seen[f] {
-					seen[f] = true
-					rep.Fields[f]++
-				}
-			}
-			if len(rep.Disagreements) < cfg.MaxShrunk {
-				d := Disagreement{Index: i, Original: c}
-				d.Case = Shrink(c, func(x []byte) bool {
-					_, _, ds, err := judge(cfg, x)
-					return err == nil && len(ds) > 0
-				})
-				d.Model, d.Flink, d.Differences, _ = judge(cfg, d.Case)
-				if len(d.Differences) == 0 { // cannot happen: Shrink keeps failing cases
-					d.Case, d.Model, d.Flink, d.Differences = c, m, f, diffs
-				}
-				rep.Disagreements = append(rep.Disagreements, d)
+		parallel(cfg.Workers, len(jobs), func(k int) {
+			j := &jobs[k]
+			j.flink = answers[k]
+			j.outcome, j.diffs, j.err = judgeAnswers(j.model, j.ma, j.flink)
+		})
+		for k := range jobs {
+			if err := rep.count(cfg, cfg.From+from+k, &jobs[k]); err != nil {
+				return rep, err
 			}
 		}
+		from += len(jobs)
 		if cfg.Progress != nil {
-			cfg.Progress(i + 1)
+			cfg.Progress(from)
 		}
 	}
 	return rep, nil
 }
 
-func judge(cfg Config, c []byte) (m, f []byte, diffs []string, err error) {
-	if m, err = cfg.Model(c); err != nil {
-		return nil, nil, nil, fmt.Errorf("model: %w", err)
+// parallel runs f(0) … f(n-1) on up to workers goroutines.
+func parallel(workers, n int, f func(k int)) {
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				f(k)
+			}
+		}()
 	}
-	if f, err = cfg.Flink(c); err != nil {
-		return nil, nil, nil, fmt.Errorf("flink: %w", err)
+	wg.Wait()
+}
+
+// checkEvery is how often (one case in checkEvery) a generated case is also read back from its
+// JSON, strictly, and must give the same case: the model answers the generated struct, Flink its
+// JSON; this keeps the two the same case.
+const checkEvery = 64
+
+func prepareCase(v model.FlinkVersion, seed uint64, i int) job {
+	c := GenerateCase(rand.New(rand.NewPCG(seed, uint64(i))), v)
+	b, err := json.Marshal(c)
+	if err != nil {
+		return job{err: err}
 	}
-	diffs, err = cfg.Compare(m, f)
-	return m, f, diffs, err
+	if i%checkEvery == 0 {
+		back, err := assigncase.DecodeCase(b)
+		if err != nil {
+			return job{err: fmt.Errorf("the generator wrote no case: %w", err)}
+		}
+		if b2, _ := json.Marshal(back); !bytes.Equal(b, b2) {
+			return job{err: fmt.Errorf("the generator's case does not read back as itself: %s", b)}
+		}
+	}
+	a := ModelAnswer(c, v)
+	return job{c: b, ma: a, model: []byte(a.String())}
+}
+
+// ModelAnswer is the model's answer to a case; a case the model has no answer to (not
+// modelled) is answered with a refusal of kind "not-modelled" (a disagreement with Flink, which
+// answers every case).
+func ModelAnswer(c *assigncase.Case, v model.FlinkVersion) assigncase.Answer {
+	a, err := c.Answer(v)
+	if err != nil {
+		kind := assigncase.KindNotModelled
+		return assigncase.Answer{Error: &assigncase.Refusal{Stage: "input", Kind: &kind, Message: err.Error(), Operators: &[]string{}}}
+	}
+	return a
+}
+
+// Judge answers a case (JSON) with the model and compares its answer with Flink's answer line.
+// It returns both answers, the outcome of Flink's answer and the differences.
+func Judge(v model.FlinkVersion, caseJSON, flink []byte) (modelAnswer []byte, outcome string, diffs []string, err error) {
+	c, err := assigncase.DecodeCase(caseJSON)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	a := ModelAnswer(c, v)
+	m := []byte(a.String())
+	outcome, diffs, err = judgeAnswers(m, a, flink)
+	return m, outcome, diffs, err
+}
+
+func judgeAnswers(m []byte, ma assigncase.Answer, flink []byte) (string, []string, error) {
+	if bytes.Equal(m, flink) {
+		return Outcome(&ma), nil, nil
+	}
+	fa, err := assigncase.DecodeAnswer(flink)
+	if err != nil {
+		return "", nil, fmt.Errorf("flink's answer: %v: %.300s", err, flink)
+	}
+	DeriveRefusal(fa.Error)
+	var diffs []string
+	for _, d := range assigncase.Compare(ma, *fa) {
+		diffs = append(diffs, d.String())
+	}
+	return Outcome(fa), diffs, nil
+}
+
+// Outcome names an answer's outcome for the agreement table: "assigned", or "refused <stage>:
+// <kind>".
+func Outcome(a *assigncase.Answer) string {
+	if a.Error == nil {
+		return "assigned"
+	}
+	kind := "?"
+	if a.Error.Kind != nil {
+		kind = *a.Error.Kind
+	}
+	return "refused " + a.Error.Stage + ": " + kind
+}
+
+func (rep *Report) count(cfg Config, i int, j *job) error {
+	if j.err != nil {
+		return fmt.Errorf("case %d: %w", i, j.err)
+	}
+	rep.Cases++
+	row := rep.Outcomes[j.outcome]
+	if row == nil {
+		row = &Count{}
+		rep.Outcomes[j.outcome] = row
+	}
+	row.Cases++
+	if len(j.diffs) == 0 {
+		rep.Agreed++
+		row.Agreed++
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, d := range j.diffs {
+		f := fieldOf(d)
+		if !seen[f] {
+			seen[f] = true
+			rep.Fields[f]++
+		}
+	}
+	if len(rep.Disagreements) < cfg.MaxShrunk {
+		d := Disagreement{Index: i, Original: j.c}
+		fails := func(xs [][]byte) []bool {
+			out := make([]bool, len(xs))
+			f, err := cfg.Flink(xs)
+			if err != nil || len(f) != len(xs) {
+				return out
+			}
+			parallel(cfg.Workers, len(xs), func(k int) {
+				_, _, ds, err := Judge(cfg.Version, xs[k], f[k])
+				out[k] = err == nil && len(ds) > 0
+			})
+			return out
+		}
+		d.Case = Shrink(j.c, fails)
+		if f, err := cfg.Flink([][]byte{d.Case}); err == nil && len(f) == 1 {
+			d.Flink = f[0]
+			d.Model, _, d.Differences, _ = Judge(cfg.Version, d.Case, d.Flink)
+		}
+		if len(d.Differences) == 0 { // cannot happen: Shrink keeps failing cases
+			d.Case, d.Model, d.Flink, d.Differences = j.c, j.model, j.flink, j.diffs
+		}
+		rep.Disagreements = append(rep.Disagreements, d)
+	}
+	return nil
 }
 
 // fieldOf turns a difference's path into a field name: indexes dropped, up to the first ':'.
@@ -179,73 +353,138 @@ func (r *Report) SortedFields() []string {
 	return names
 }
 
-// Shrink makes a failing case smaller while fails holds: it removes elements of the case's
+// Shrink makes a failing case smaller while it fails: it removes elements of the case's
 // arrays (vertices' inputs, operators, operator states, subtasks' handles, states, offsets,
-// channel handles) and optional fields, one at a time, keeping each removal that still fails,
-// until none does. The case stays valid JSON; a removal that makes a side refuse the case as
-// input still counts only if the two sides then disagree.
-func Shrink(c []byte, fails func([]byte) bool) []byte {
+// channel handles) and optional fields, one at a time, keeping the first removal (in a fixed
+// order: the outermost first) that still fails, until none does. fails judges many candidates
+// at once (one batch to Flink) and says of each whether it fails. The case stays valid JSON; a
+// removal that makes a side refuse the case as input still counts only if the two sides then
+// disagree.
+func Shrink(c []byte, fails func(cands [][]byte) []bool) []byte {
 	var doc any
 	if err := json.Unmarshal(c, &doc); err != nil {
 		return c
 	}
 	best := c
-	for changed := true; changed; {
-		changed = false
-		for _, cand := range candidates(doc) {
-			b, err := json.Marshal(cand)
-			if err != nil || len(b) >= len(best) {
-				continue
-			}
-			if fails(b) {
-				doc, best, changed = cand, b, true
-				break
-			}
-		}
-	}
-	return best
-}
-
-// candidates lists one-step reductions of a JSON document: each array element removed, each
-// object field removed (except the case's required ones), depth first.
-func candidates(doc any) []any {
-	var out []any
-	var walk func(v any, set func(any))
-	walk = func(v any, set func(any)) {
-		switch x := v.(type) {
-		case []any:
-			for i := range x {
-				y := append(append([]any{}, x[:i]...), x[i+1:]...)
-				set(y)
-				out = append(out, deepCopy(doc))
-				set(x)
-			}
-			for i := range x {
-				i := i
-				walk(x[i], func(n any) { x[i] = n })
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				if required[k] {
+	const chunk = 64
+	// Scan the reductions from pos on; after a kept one, go on from the same place in the new
+	// document's list (what came before failed already), and end with a whole pass that keeps
+	// nothing.
+	pos, fromStart := 0, true
+	for {
+		edits := candidates(doc)
+		kept := -1
+		for from := min(pos, len(edits)); from < len(edits) && kept < 0; from += chunk {
+			var docs []any
+			var bs [][]byte
+			var at []int
+			for k, e := range edits[from:min(from+chunk, len(edits))] {
+				cand := e.apply(doc)
+				b, err := json.Marshal(cand)
+				if err != nil || len(b) >= len(best) {
 					continue
 				}
-				old := x[k]
-				delete(x, k)
-				out = append(out, deepCopy(doc))
-				x[k] = old
+				docs, bs, at = append(docs, cand), append(bs, b), append(at, from+k)
 			}
-			for _, k := range keys {
-				k := k
-				walk(x[k], func(n any) { x[k] = n })
+			if len(bs) == 0 {
+				continue
+			}
+			for k, f := range fails(bs) {
+				if f {
+					doc, best, kept = docs[k], bs[k], at[k]
+					break
+				}
 			}
 		}
+		switch {
+		case kept >= 0:
+			pos, fromStart = kept, false
+		case !fromStart:
+			pos, fromStart = 0, true
+		default:
+			return best
+		}
 	}
-	walk(doc, func(any) {})
+}
+
+// edit is one reduction of a JSON document: at path, remove array element index (key == "")
+// or object field key.
+type edit struct {
+	path  []any // int or string steps
+	index int
+	key   string
+}
+
+// apply returns a copy of doc with the edit made.
+func (e edit) apply(doc any) any {
+	out := deepCopy(doc)
+	var parent any = out
+	var set func(any)
+	set = func(v any) { out = v }
+	for _, step := range e.path {
+		switch s := step.(type) {
+		case int:
+			arr := parent.([]any)
+			set = func(v any) { arr[s] = v }
+			parent = arr[s]
+		case string:
+			obj := parent.(map[string]any)
+			set = func(v any) { obj[s] = v }
+			parent = obj[s]
+		}
+	}
+	if e.key != "" {
+		delete(parent.(map[string]any), e.key)
+		return out
+	}
+	arr := parent.([]any)
+	set(append(append([]any{}, arr[:e.index]...), arr[e.index+1:]...))
+	return out
+}
+
+// candidates lists the one-step reductions of a JSON document, outermost first: each array
+// element removed (but a number), each object field removed (except the case's required ones).
+func candidates(doc any) []edit {
+	var out []edit
+	type node struct {
+		v    any
+		path []any
+	}
+	level := []node{{doc, nil}}
+	for len(level) > 0 {
+		var next []node
+		for _, n := range level {
+			path := append([]any{}, n.path...)
+			switch x := n.v.(type) {
+			case []any:
+				for i := range x {
+					// Not the numbers of a list (offsets): one fewer breaks the handle for
+					// both sides alike, and there are many.
+					if _, number := x[i].(float64); !number {
+						out = append(out, edit{path: path, index: i})
+					}
+				}
+				for i := range x {
+					next = append(next, node{x[i], append(append([]any{}, path...), i)})
+				}
+			case map[string]any:
+				keys := make([]string, 0, len(x))
+				for k := range x {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					if !required[k] {
+						out = append(out, edit{path: path, key: k})
+					}
+				}
+				for _, k := range keys {
+					next = append(next, node{x[k], append(append([]any{}, path...), k)})
+				}
+			}
+		}
+		level = next
+	}
 	return out
 }
 
@@ -276,4 +515,50 @@ func deepCopy(v any) any {
 		return y
 	}
 	return v
+}
+
+// Saved is a disagreement as a replayable file: the shrunk case, both answers to it and their
+// differences, and where it came from (the version, the seed and the index of the generated
+// case, which is Original before shrinking).
+type Saved struct {
+	Flink       string          `json:"flink"`
+	Seed        uint64          `json:"seed"`
+	Index       int             `json:"index"`
+	Case        json.RawMessage `json:"case"`
+	Model       json.RawMessage `json:"model_answer"`
+	FlinkAnswer json.RawMessage `json:"flink_answer"`
+	Differences []string        `json:"differences"`
+	Original    json.RawMessage `json:"original"`
+}
+
+// Save gives a disagreement of a report as a Saved file's bytes (indented JSON, a newline at
+// the end).
+func (r *Report) Save(d Disagreement) ([]byte, error) {
+	s := Saved{Flink: r.Version.String(), Seed: r.Seed, Index: d.Index, Case: d.Case, Model: d.Model, FlinkAnswer: d.Flink,
+		Differences: d.Differences, Original: d.Original}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ReplayCase reads the case of a replay file: a Saved disagreement (its "case"), or a case
+// (one JSON object in the format of ASSIGN-CASE.md). It returns the case's JSON, checked.
+func ReplayCase(data []byte) ([]byte, error) {
+	var s struct {
+		Case json.RawMessage `json:"case"`
+	}
+	c := bytes.TrimSpace(data)
+	if err := json.Unmarshal(c, &s); err == nil && len(s.Case) > 0 {
+		c = s.Case
+	}
+	if _, err := assigncase.DecodeCase(c); err != nil {
+		return nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, c); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
 }

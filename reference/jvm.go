@@ -75,7 +75,7 @@ func (j *JVM) start() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: starting java: %v", ErrNoJava, err)
 	}
-	lines := make(chan []byte, 1)
+	lines := make(chan []byte, 256)
 	go func() {
 		r := bufio.NewReaderSize(stdout, 1<<20)
 		for {
@@ -157,6 +157,88 @@ func (j *JVM) Assign(caseJSON []byte) ([]byte, error) {
 	req = append(req, bytes.TrimSpace(caseJSON)...)
 	req = append(req, '}')
 	return j.call(req)
+}
+
+// AssignAll runs many assignment cases through Flink's StateAssignmentOperation and returns
+// Flink's answer lines in the order of the cases, as Assign would one by one. The cases are
+// pipelined: all are written to the JVM while its answers are read, so that the JVM never waits
+// for the next case and the caller pays one round trip, not one a case. The timeout bounds the
+// wait for each answer. An error (a crash, a timeout) leaves the JVM to be restarted on the next
+// call, as Assign's do.
+func (j *JVM) AssignAll(cases [][]byte) ([][]byte, error) {
+	reqs := make([][]byte, len(cases))
+	for i, c := range cases {
+		req := make([]byte, 0, len(c)+32)
+		req = append(req, `{"op":"assign","case":`...)
+		req = append(req, bytes.TrimSpace(c)...)
+		req = append(req, '}')
+		reqs[i] = req
+	}
+	return j.callAll(reqs)
+}
+
+// callAll sends request lines while reading their answers (see AssignAll).
+func (j *JVM) callAll(reqs [][]byte) ([][]byte, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.cmd == nil || j.dead != nil {
+		if j.cmd != nil {
+			j.kill()
+		}
+		if err := j.start(); err != nil {
+			return nil, err
+		}
+	}
+	stdin := j.stdin
+	written := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(stdin, 1<<16)
+		for _, req := range reqs {
+			if bytes.IndexByte(req, '\n') >= 0 {
+				req = bytes.ReplaceAll(req, []byte("\n"), []byte(" "))
+			}
+			if _, err := w.Write(req); err != nil {
+				written <- err
+				return
+			}
+			if err := w.WriteByte('\n'); err != nil {
+				written <- err
+				return
+			}
+		}
+		written <- w.Flush()
+	}()
+	out := make([][]byte, 0, len(reqs))
+	timer := time.NewTimer(j.timeout)
+	defer timer.Stop()
+	for len(out) < len(reqs) {
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(j.timeout)
+		select {
+		case l, ok := <-j.lines:
+			if !ok {
+				j.dead = j.crashed("reading the answers")
+				<-written
+				return nil, j.dead
+			}
+			out = append(out, l)
+		case <-timer.C:
+			j.dead = fmt.Errorf("%w (Flink %s): no answer within %s; the JVM is restarted for the next case", ErrJVM, j.Version, j.timeout)
+			j.kill()
+			<-written
+			return nil, j.dead
+		}
+	}
+	if err := <-written; err != nil {
+		j.dead = j.crashed("writing the cases")
+		return nil, j.dead
+	}
+	return out, nil
 }
 
 // Ping checks that the JVM answers.

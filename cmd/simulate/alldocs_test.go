@@ -21,6 +21,7 @@ import (
 // docSkips are the transcripts TestEveryDocTranscript does not run itself, each with the test
 // that checks it or the reason it cannot run in a test (keyed by "file: command").
 var docSkips = map[string]string{
+	`docs/reference.md: differential --flink 1.18 --cases 200 --seed 1`:                   "runs Flink's classes (Java and Flink's sources); TestDifferentialDocTranscript checks it",
 	`docs/simulate.md: replay seed18.txt | diff - seed18.txt && echo "replay: identical"`: "a shell list; TestReplayEqualsRun checks that replay reproduces run",
 	`docs/simulate.md: summarize shard-*.jsonl > merged.txt; echo "summarize exit $?"`:    "needs the sharded sweep of the line before it (a shell loop); TestSummarizeShardsEqualsUnsharded checks the merge",
 }

@@ -336,19 +336,22 @@ final class Assign {
                                 newOperatorState(
                                         OperatorState.class, name, uid, id, parallelism, maxParallelism);
             }
-            // Subtask entries of a fully finished state are put as well: Flink's
-            // FullyFinishedOperatorState refuses them (input Flink's loader never builds).
-            List<Object> subtasks = list(om, "subtasks");
-            for (int i = 0; i < subtasks.size(); i++) {
-                Object so = subtasks.get(i);
-                if (so == null) {
-                    continue;
-                }
-                Map<String, Object> sm = obj(so);
-                if (bool(sm, "finished")) {
-                    state.putState(i, FinishedOperatorSubtaskState.INSTANCE);
-                } else {
-                    state.putState(i, subtaskState(sm, i));
+            // A fully finished operator's entries go to its putState too, which refuses them
+            // (FullyFinishedOperatorState: "Could not put state to a fully finished operator
+            // state."), as the model's Case.Input does.
+            {
+                List<Object> subtasks = list(om, "subtasks");
+                for (int i = 0; i < subtasks.size(); i++) {
+                    Object so = subtasks.get(i);
+                    if (so == null) {
+                        continue;
+                    }
+                    Map<String, Object> sm = obj(so);
+                    if (bool(sm, "finished")) {
+                        state.putState(i, FinishedOperatorSubtaskState.INSTANCE);
+                    } else {
+                        state.putState(i, subtaskState(sm, i));
+                    }
                 }
             }
             if (om.get("coordinator_state") != null) {
@@ -369,6 +372,13 @@ final class Assign {
             Constructor<?> ctor = constructor(cls, 5, 3);
             if (ctor.getParameterCount() == 5) {
                 return ctor.newInstance(name, uid, id, p, maxP);
+            }
+            // Before 2.0 an OperatorState has no name or uid (FLINK-36001): such a case is an
+            // input error, as ASSIGN-CASE.md makes a field the version does not have.
+            if (name != null || uid != null) {
+                throw new IllegalArgumentException(
+                        "an operator state's " + (name != null ? "name" : "uid")
+                                + " does not exist in this Flink version");
             }
             return ctor.newInstance(id, p, maxP);
         } catch (InvocationTargetException e) {

@@ -34,7 +34,11 @@ public final class Driver {
                 answer = Assign.errorAnswer("driver", t);
             }
             out.println(Json.write(answer));
-            out.flush();
+            // Flush when no further request is waiting: a client that pipelines many requests
+            // gets its answers in large writes, one that waits for each answer at once.
+            if (!in.ready()) {
+                out.flush();
+            }
         }
     }
 
