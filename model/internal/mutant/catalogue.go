@@ -37,4 +37,7 @@ var (
 	SubsumedNotDiscarded         = add("subsumed-not-discarded", "CompletedCheckpointStore (1.18): a subsumed checkpoint leaves the cleaner without being discarded, so its directory stays")
 	SharedDiscardedWhileUsed     = add("shared-discarded-while-used", "SharedStateRegistry.UnregisterUnusedState (1.18): called with the newest retained checkpoint's ID instead of the oldest, so shared files older retained checkpoints still reference are deleted")
 	ChannelDropBuffer            = add("channel-drop-buffer", "StateAssignmentOperation.reDistributeInputChannelStates: on a rescale one in-flight buffer (the first input-channel handle of the first old subtask that has one) is given to no new subtask")
+	UnionHandlesReversed         = add("union-handles-reversed", "RepartitionOperatorState: a new subtask holding UNION state is handed its handles in reverse order (the right entries, the order a restored ListState lists them in reversed)")
+	HandlesOldSubtaskOrder       = add("handles-old-subtask-order", "RepartitionOperatorState: a new subtask's handles in old-subtask order (their streams' first appearance in the input) instead of the iteration order of Flink's HashMap keyed by the delegates' hashCode")
+	StateNamesSorted             = add("state-names-sorted", "RepartitionOperatorState: each handed handle's state names sorted instead of in the iteration order of its name map")
 )
