@@ -40,4 +40,7 @@ var (
 	UnionHandlesReversed         = add("union-handles-reversed", "RepartitionOperatorState: a new subtask holding UNION state is handed its handles in reverse order (the right entries, the order a restored ListState lists them in reversed)")
 	HandlesOldSubtaskOrder       = add("handles-old-subtask-order", "RepartitionOperatorState: a new subtask's handles in old-subtask order (their streams' first appearance in the input) instead of the iteration order of Flink's HashMap keyed by the delegates' hashCode")
 	StateNamesSorted             = add("state-names-sorted", "RepartitionOperatorState: each handed handle's state names sorted instead of in the iteration order of its name map")
+	MurmurMinValueAbs            = add("murmur-min-value-abs", "MurmurHash: the sign rule as Math.abs, which leaves Integer.MIN_VALUE negative, so its key group MIN_VALUE mod M is negative (unless M is a power of two)")
+	MurmurMinValueMax            = add("murmur-min-value-max", "MurmurHash: the sign rule maps Integer.MIN_VALUE to Integer.MAX_VALUE instead of 0, so its key group is MAX_VALUE mod M instead of 0")
+	DefaultMaxParShortMax        = add("default-max-par-short-max", "ComputeDefaultMaxParallelism: capped at Short.MAX_VALUE (32,767) instead of UPPER_BOUND_MAX_PARALLELISM (Short.MAX_VALUE + 1 = 32,768), wrong from p = 21,846 on")
 )
