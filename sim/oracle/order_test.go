@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -67,5 +68,52 @@ func TestJavaComputeOrder(t *testing.T) {
 	got, ok := javaComputeOrder(keys, -1)
 	if d := cmp.Diff(want, got); !ok || d != "" {
 		t.Errorf("javaComputeOrder (-java +oracle):\n%s", d)
+	}
+}
+
+// TestOrderBaseAgrees: the order orderBase.with derives from the UNION-only base is the one
+// orderFrom builds put by put, for subtasks that start from kept handles, put before the UNION
+// puts and after them (streams of the base only).
+func TestOrderBaseAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 1))
+	stream := func(j int) string { return fmt.Sprintf("file:/ckpt/job-1/chk-2/op-source-%d", j) }
+	names := []string{"offsets", "offsets-1", "splits-2", "offsets-3", "rules"}
+	for c := range 300 {
+		p := 1 + r.IntN(80)
+		var union []orderPut
+		for _, n := range names[:1+r.IntN(2)] {
+			for j := range p {
+				union = append(union, orderPut{stream(j), n, javaRequiredCapacity(2)})
+			}
+		}
+		b := newOrderBase(union)
+		for range 5 {
+			var kept []OperatorHandle
+			var before, after []orderPut
+			if r.IntN(2) == 0 {
+				j := r.IntN(p)
+				h := OperatorHandle{Stream: stream(j)}
+				for _, n := range names[r.IntN(3):] {
+					h.States = append(h.States, NamedList{Name: n})
+				}
+				kept = append(kept, h)
+			} else {
+				for range r.IntN(3) {
+					before = append(before, orderPut{stream(r.IntN(p)), names[2], javaRequiredCapacity(1)})
+				}
+			}
+			for range r.IntN(2) {
+				after = append(after, orderPut{stream(r.IntN(p)), names[4], javaRequiredCapacity(1)})
+			}
+			modern := r.IntN(2) == 0
+			got, ok := b.with(modern, kept, before, after)
+			want, _ := orderFrom(keptHandles(modern, kept), before, union, after)
+			if !ok {
+				t.Fatalf("case %d: with refused streams of the base", c)
+			}
+			if d := cmp.Diff(want.Lines("op"), got.Lines("op")); d != "" {
+				t.Fatalf("case %d (p %d, kept %v, before %v, after %v): (-orderFrom +with)\n%s", c, p, kept, before, after, d)
+			}
+		}
 	}
 }
