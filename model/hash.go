@@ -36,6 +36,12 @@ func bitMix(h uint32) uint32 {
 // murmurSign is the tail of MathUtils.murmurHash: non-negative values pass, Integer.MIN_VALUE
 // becomes 0, other negative values become their absolute value.
 func murmurSign(h int32) int32 {
+	if h == math.MinInt32 && mutant.On(mutant.MurmurMinValueAbs) {
+		return h // Math.abs(Integer.MIN_VALUE)
+	}
+	if h == math.MinInt32 && mutant.On(mutant.MurmurMinValueMax) {
+		return math.MaxInt32
+	}
 	switch {
 	case h >= 0:
 		return h

@@ -119,6 +119,9 @@ func ComputeDefaultMaxParallelism(parallelism int) (int, error) {
 	if mutant.On(mutant.DefaultMaxParNoHalf) {
 		m = roundUpToPowerOfTwo(int32(parallelism))
 	}
+	if mutant.On(mutant.DefaultMaxParShortMax) {
+		return min(max(int(m), DefaultLowerBoundMaxParallelism), UpperBoundMaxParallelism-1), nil
+	}
 	return min(max(int(m), DefaultLowerBoundMaxParallelism), UpperBoundMaxParallelism), nil
 }
 

@@ -126,10 +126,47 @@ func repartitionOperatorState(v FlinkVersion, previous [][]OperatorStateHandle, 
 	if err != nil {
 		return nil, err
 	}
+	var out [][]OperatorStateHandle
 	if newParallelism == len(previous) {
-		return repartitionSameParallelism(v, in, previous, share)
+		if out, err = repartitionSameParallelism(v, in, previous, share); err != nil {
+			return nil, err
+		}
+	} else {
+		out = repartitionChangedParallelism(v, in, newParallelism, share)
 	}
-	return repartitionChangedParallelism(v, in, newParallelism, share), nil
+	if mutant.On(mutant.UnionHandlesReversed) || mutant.On(mutant.HandlesOldSubtaskOrder) || mutant.On(mutant.StateNamesSorted) {
+		out = misorder(in, out)
+	}
+	return out, nil
+}
+
+// misorder is the order mutants: out with each subtask's handles or names put in a wrong order
+// (copies: out's lists may be shared).
+func misorder(in *rrInput, out [][]OperatorStateHandle) [][]OperatorStateHandle {
+	first := map[StreamHandle]int{} // a delegate's first appearance in the input
+	for k, d := range in.delegates {
+		first[d] = k
+	}
+	res := make([][]OperatorStateHandle, len(out))
+	for i, hs := range out {
+		hs = slices.Clone(hs)
+		union := false
+		for k := range hs {
+			union = union || slices.ContainsFunc(hs[k].States, func(s NamedOperatorState) bool { return s.Mode == Union })
+			if mutant.On(mutant.StateNamesSorted) {
+				hs[k].States = slices.Clone(hs[k].States)
+				slices.SortFunc(hs[k].States, func(a, b NamedOperatorState) int { return strings.Compare(a.Name, b.Name) })
+			}
+		}
+		if mutant.On(mutant.UnionHandlesReversed) && union {
+			slices.Reverse(hs)
+		}
+		if mutant.On(mutant.HandlesOldSubtaskOrder) {
+			slices.SortStableFunc(hs, func(a, b OperatorStateHandle) int { return first[a.Delegate] - first[b.Delegate] })
+		}
+		res[i] = hs
+	}
+	return res
 }
 
 // rrEntry is one (delegate, StateMetaInfo) pair of the input: Flink's

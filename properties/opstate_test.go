@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/sim/oracle"
 	"pgregory.net/rapid"
 )
 
@@ -334,6 +335,55 @@ func referenceSplit(c opCase) [][]opElem {
 			next += size
 		}
 		start = (start + rem) % c.pNew // the first subtask without an extra partition
+	}
+	return out
+}
+
+// TestOperatorStateOrder compares the ORDER of what RepartitionOperatorState hands each new
+// subtask — its handles, and each handle's state names — with the oracle's own reference of
+// Flink's order (sim/oracle: the iteration order of the java.util.HashMap keyed by the
+// delegates' hashCode, each handle's names in its own name map's order; SPEC §E.3 step 5).
+// The order is what a restored ListState lists its elements in.
+func TestOperatorStateOrder(t *testing.T) {
+	cov := newCoverage(t)
+	cov.require("order-several-handles", 0.3)
+	cov.require("order-several-names", 0.2)
+	rapid.Check(t, func(t *rapid.T) {
+		defer cov.next()
+		c := drawOpCase(t, scratchCoverage())
+		out := repartition(t, c)
+		_, _, want := oracle.RoundRobin(c.v != model.Flink1101, plainOperatorHandles(c.previous), c.pNew)
+		several, names := false, false
+		for i, hs := range out {
+			got := oracle.OrderOf(plainOperatorHandles([][]model.OperatorStateHandle{hs})[0])
+			if want[i].Unknown {
+				t.Fatalf("%v: the oracle cannot tell new subtask %d's order", c, i)
+			}
+			if d := cmp.Diff(want[i].Lines("op"), got.Lines("op")); d != "" {
+				t.Fatalf("%v: new subtask %d's handles or names not in Flink's order (-want +got):\n%s", c, i, d)
+			}
+			several = several || len(got.Handles) >= 2
+			for _, h := range got.Handles {
+				names = names || len(h.Names) >= 2
+			}
+		}
+		cov.labelIf(several, "order-several-handles")
+		cov.labelIf(names, "order-several-names")
+	})
+}
+
+// plainOperatorHandles converts handles to the oracle's plain values.
+func plainOperatorHandles(prev [][]model.OperatorStateHandle) [][]oracle.OperatorHandle {
+	out := make([][]oracle.OperatorHandle, len(prev))
+	modes := map[model.DistributionMode]oracle.Mode{model.SplitDistribute: oracle.SplitDistribute, model.Union: oracle.Union, model.Broadcast: oracle.Broadcast}
+	for j, hs := range prev {
+		for _, h := range hs {
+			oh := oracle.OperatorHandle{Stream: h.Delegate.Path}
+			for _, s := range h.States {
+				oh.States = append(oh.States, oracle.NamedList{Name: s.Name, Mode: modes[s.Mode], Offsets: s.Offsets})
+			}
+			out[j] = append(out[j], oh)
+		}
 	}
 	return out
 }

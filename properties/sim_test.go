@@ -324,7 +324,8 @@ var generatedCoverage = map[string]float64{
 	"restore-claim": 0.3, "restore-no-claim": 0.3, "restore-legacy": 0.1,
 	"rescale-in-place": 0.1, "rescale-in-place-keyed": 0.08, "rescale-in-place-incremental": 0.04,
 	"unaligned": 0.08, "unaligned-rescale": 0.02, // (measured over 300 plans: 15%, 4%; 1.10.1 takes aligned ones)
-	"key-row": 0.1, // (one keyed job in four: about 22%)
+	"key-row":       0.1,                                // (one keyed job in four: about 22%)
+	"keys-min-hash": 0.03, "key-group-probe-wide": 0.03, // (one keyed job with plain keys in eight: about 6%; one job in ten)
 }
 
 // TestSimulatorStateMachine is a state-machine test over the simulator: rapid draws a job and

@@ -25,6 +25,8 @@ const (
 	streamInPlace     // in-place rescales (adaptive scheduler)
 	streamUnaligned   // unaligned checkpoints
 	streamSQLKey      // SQL (row) keys
+	streamMinHashKey  // a key whose murmur hash is Integer.MIN_VALUE
+	streamWideProbe   // the key-group probe at a parallelism above 21,845
 )
 
 // newStream returns the independent stream id of seed.
@@ -85,6 +87,15 @@ func Generate(seed uint64, version model.FlinkVersion, steps int) Plan {
 	// ones).
 	if j.HasKeyed() && newStream(seed, streamUnaligned).IntN(4) == 0 {
 		j.Unaligned = true
+	}
+	// One job in eight with a keyed vertex and plain keys has the key whose murmur hash is
+	// Integer.MIN_VALUE as key index 0 (the sign rule; rarekeys.go).
+	if j.HasKeyed() && j.KeyValues == PlainKeys && newStream(seed, streamMinHashKey).IntN(8) == 0 {
+		j.KeyValues = MinHashKeys
+	}
+	// One job in ten probes the key-group arithmetic at a parallelism above 21,845 (probe.go).
+	if r := newStream(seed, streamWideProbe); r.IntN(10) == 0 {
+		j.KeyGroupProbe = MinWideProbe + r.IntN(model.UpperBoundMaxParallelism-MinWideProbe+1)
 	}
 	p := Plan{Seed: seed, Version: version, Job: j, Steps: generateSteps(seed, version, j, steps)}
 	fitSteps(&p)

@@ -217,6 +217,7 @@ type handedList struct {
 	first *model.OperatorStateHandle
 	n     int
 	union *oracle.UnionSet
+	order *oracle.Order
 }
 
 // handedSplit is a list's entries not of mode UNION, sorted, and whether its UNION entries are
@@ -241,7 +242,8 @@ func (m handedLists) matches(want map[string]*oracle.Handed, ops []model.Operato
 		}
 		n++
 		if !oracle.SameKeyed(h.ManagedKeyed, plainKeyed(st.ManagedKeyedState)) || !oracle.SameKeyed(h.RawKeyed, plainKeyed(st.RawKeyedState)) ||
-			!m.operatorMatches(h.ManagedOperator, h.ManagedUnion, st.ManagedOperatorState) || !m.operatorMatches(h.RawOperator, h.RawUnion, st.RawOperatorState) {
+			!m.operatorMatches(h.ManagedOperator, h.ManagedUnion, h.ManagedOrder, st.ManagedOperatorState) ||
+			!m.operatorMatches(h.RawOperator, h.RawUnion, h.RawOrder, st.RawOperatorState) {
 			return false
 		}
 	}
@@ -249,16 +251,17 @@ func (m handedLists) matches(want map[string]*oracle.Handed, ops []model.Operato
 }
 
 // operatorMatches reports whether handles hold exactly the entries want (sorted, not UNION) and
-// union (UNION), each once.
-func (m handedLists) operatorMatches(want []oracle.Entry, union *oracle.UnionSet, hs []model.OperatorStateHandle) bool {
+// union (UNION), each once, in the order (of handles, and of names in each) Flink hands them.
+func (m handedLists) operatorMatches(want []oracle.Entry, union *oracle.UnionSet, order *oracle.Order, hs []model.OperatorStateHandle) bool {
 	var key handedList
 	if len(hs) > 0 {
-		key = handedList{&hs[0], len(hs), union}
+		key = handedList{&hs[0], len(hs), union, order}
 		if s, ok := m[key]; ok {
 			return s.unionSame && oracle.SameEntries(want, s.rest)
 		}
 	}
 	s := splitHanded(union, hs)
+	s.unionSame = s.unionSame && inOrder(order, hs)
 	if key.first != nil {
 		m[key] = s
 	}
@@ -288,11 +291,36 @@ func splitHanded(union *oracle.UnionSet, hs []model.OperatorStateHandle) handedS
 	return handedSplit{rest: rest, unionSame: n == union.Len()}
 }
 
+// inOrder reports whether hs come in order: its handles (those with names) by stream, each
+// handle's names in turn (no order, or one the oracle cannot tell: true).
+func inOrder(order *oracle.Order, hs []model.OperatorStateHandle) bool {
+	if order == nil || order.Unknown {
+		return true
+	}
+	k := 0
+	for _, h := range hs {
+		if len(h.States) == 0 {
+			continue
+		}
+		if k == len(order.Handles) || order.Handles[k].Stream != h.Delegate.Path || len(order.Handles[k].Names) != len(h.States) {
+			return false
+		}
+		for j, n := range order.Handles[k].Names {
+			if h.States[j].Name != n {
+				return false
+			}
+		}
+		k++
+	}
+	return k == len(order.Handles)
+}
+
 // describedHanded is st as handed, for a diff (every entry listed with the others).
 func describedHanded(st *model.OperatorSubtaskState) oracle.Handed {
 	p := new(plainer).subtask(st)
 	return oracle.Handed{ManagedKeyed: p.ManagedKeyed, RawKeyed: p.RawKeyed,
-		ManagedOperator: oracle.Flatten(p.ManagedOperator), RawOperator: oracle.Flatten(p.RawOperator)}
+		ManagedOperator: oracle.Flatten(p.ManagedOperator), RawOperator: oracle.Flatten(p.RawOperator),
+		ManagedOrder: oracle.OrderOf(p.ManagedOperator), RawOrder: oracle.OrderOf(p.RawOperator)}
 }
 
 // handedNothing reports whether st holds no keyed handle and no named operator state.

@@ -66,6 +66,9 @@ func keyOf(t KeyType, values KeyValues, k int) (string, int32) {
 	if values == ExtremeKeys {
 		return extremeKey(t, k)
 	}
+	if values == MinHashKeys && k == 0 {
+		return minHashKey(t)
+	}
 	switch t {
 	case KeyRow:
 		s := "user-" + strconv.Itoa(k)

@@ -137,12 +137,19 @@ func Labels(p Plan) []string {
 }
 
 // jobFeatureLabels labels the job line's key values, source state names and sparse snapshots:
-// keys-extreme; op-state-split-names and op-state-union-names when the source keeps splits in
+// keys-extreme; keys-min-hash (key index 0 is the key whose murmur hash is Integer.MIN_VALUE);
+// key-group-probe-wide (the key-group probe above 21,845); op-state-split-names and op-state-union-names when the source keeps splits in
 // several SPLIT_DISTRIBUTE (UNION) states; sparse, and sparse-idle-source when some source subtask
 // holds no split (its snapshot then has no entry for it).
 func jobFeatureLabels(set map[string]bool, j Job) {
 	if j.KeyValues == ExtremeKeys {
 		set["keys-extreme"] = true
+	}
+	if j.KeyValues == MinHashKeys {
+		set["keys-min-hash"] = true
+	}
+	if j.KeyGroupProbe > 0 {
+		set["key-group-probe-wide"] = true
 	}
 	split, union := 0, 0
 	for k := range min(j.Splits, j.numSourceStates()) {

@@ -41,6 +41,9 @@ const (
 	// edge longs and strings of 7 and 8 UTF-8 bytes (the slot's inline limit), then spread
 	// longs (a NULL one time in five) with the later strings.
 	ExtremeKeys
+	// MinHashKeys are the plain keys but for key index 0, the key of the type whose murmur hash
+	// is Integer.MIN_VALUE before the sign rule (rarekeys.go; rendered "min-hash").
+	MinHashKeys
 )
 
 func (k KeyType) String() string { return keyTypeNames[k] }
@@ -70,7 +73,8 @@ type Job struct {
 	KeyType KeyType
 	KeyDist KeyDist
 	NumKeys int
-	// KeyValues picks the key values (rendered as a fourth part of keys=, "extreme").
+	// KeyValues picks the key values (rendered as a fourth part of keys=, "extreme" or
+	// "min-hash").
 	KeyValues KeyValues
 	// Splits is the number of source splits (Kafka partitions); their read offsets are the
 	// source's operator state.
@@ -96,6 +100,11 @@ type Job struct {
 	// state (see inflight.go). Savepoints stay aligned. Flink 1.10.1 has no unaligned checkpoints:
 	// there the option takes aligned ones.
 	Unaligned bool
+	// KeyGroupProbe, when positive, is a parallelism above 21,845 (whose default max parallelism
+	// is the 32,768 bound) at which the world checks the model's key-group arithmetic against the
+	// oracle's at every fresh start without running that many subtasks: the default max
+	// parallelism, and the key-group ranges and owners of a few subtasks (probe.go).
+	KeyGroupProbe int
 	// Broadcast adds a BROADCAST map state ("rules") to the keyed operator.
 	Broadcast bool
 	// RawKeyed adds raw keyed state (per-key counts, like timers) to the keyed operator.
@@ -443,8 +452,11 @@ type Plan struct {
 func (j Job) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "job keys=%s/%s/%d", j.KeyType, j.KeyDist, j.NumKeys)
-	if j.KeyValues == ExtremeKeys {
+	switch j.KeyValues {
+	case ExtremeKeys:
 		b.WriteString("/extreme")
+	case MinHashKeys:
+		b.WriteString("/min-hash")
 	}
 	fmt.Fprintf(&b, " splits=%d offsets=%s", j.Splits, map[bool]string{false: "split", true: "union"}[j.UnionOffsets])
 	if j.StateNames > 1 {
@@ -455,6 +467,9 @@ func (j Job) String() string {
 	}
 	if j.Unaligned {
 		b.WriteString(" unaligned=true")
+	}
+	if j.KeyGroupProbe > 0 {
+		fmt.Fprintf(&b, " key-group-probe=%d", j.KeyGroupProbe)
 	}
 	fmt.Fprintf(&b, " broadcast=%t raw-keyed=%t backend=%s sink=%t", j.Broadcast, j.RawKeyed, map[bool]string{false: "full", true: "incremental"}[j.Incremental], j.Sink)
 	fmt.Fprintf(&b, " tms=%d local-recovery=%t", j.TaskManagers, j.LocalRecovery)

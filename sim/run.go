@@ -239,6 +239,7 @@ func (w *World) checkFreshMaxPar(step int) {
 	if w.job.HasKeyed() {
 		w.checkMaxPar(step, want(1))
 	}
+	w.checkKeyGroupProbe(step)
 	for k := range w.job.Stages {
 		if m := want(2 + k); w.stageMax[k] != m {
 			w.violate(step, InvKeyOwner, fmt.Sprintf("%s runs with max parallelism %d, want %d", VertexName(2+k), w.stageMax[k], m), "")

@@ -142,7 +142,8 @@ func parseJob(tokens []string) (Job, error) {
 		return Job{}, err
 	}
 	known := map[string]bool{"keys": true, "splits": true, "offsets": true, "broadcast": true, "raw-keyed": true, "backend": true,
-		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true, "names": true, "sparse": true, "unaligned": true}
+		"sink": true, "source": true, "keyed": true, "tms": true, "local-recovery": true, "names": true, "sparse": true, "unaligned": true,
+		"key-group-probe": true}
 	for k := range m {
 		if !known[k] && !isStageKey(k) {
 			return Job{}, fmt.Errorf("unknown field %q", k)
@@ -152,9 +153,11 @@ func parseJob(tokens []string) (Job, error) {
 	kp := strings.Split(m["keys"], "/")
 	if len(kp) == 4 && kp[3] == "extreme" {
 		j.KeyValues, kp = ExtremeKeys, kp[:3]
+	} else if len(kp) == 4 && kp[3] == "min-hash" {
+		j.KeyValues, kp = MinHashKeys, kp[:3]
 	}
 	if len(kp) != 3 {
-		return Job{}, fmt.Errorf("keys=%q: want TYPE/DISTRIBUTION/COUNT[/extreme], e.g. int/uniform/100", m["keys"])
+		return Job{}, fmt.Errorf("keys=%q: want TYPE/DISTRIBUTION/COUNT[/extreme|/min-hash], e.g. int/uniform/100", m["keys"])
 	}
 	if j.KeyType = KeyType(lookup(keyTypeNames, kp[0])); j.KeyType == 0 {
 		return Job{}, fmt.Errorf("unknown key type %q (want int, long, string or row)", kp[0])
@@ -181,6 +184,11 @@ func parseJob(tokens []string) (Job, error) {
 		}
 		if j.StateNames == 1 {
 			j.StateNames = 0 // one state, as without names=
+		}
+	}
+	if m["key-group-probe"] != "" {
+		if j.KeyGroupProbe, err = positive("key-group-probe", m["key-group-probe"], model.UpperBoundMaxParallelism); err != nil {
+			return Job{}, err
 		}
 	}
 	switch m["backend"] {

@@ -76,6 +76,9 @@ type Handed struct {
 	ManagedOperator, RawOperator []Entry // the entries of mode SPLIT_DISTRIBUTE and BROADCAST
 	// ManagedUnion and RawUnion are the UNION entries, the same set for every subtask.
 	ManagedUnion, RawUnion *UnionSet
+	// ManagedOrder and RawOrder are the order Flink hands the operator-state handles in, and
+	// each handle's names (nil: no operator state).
+	ManagedOrder, RawOrder *Order
 }
 
 // Empty reports whether nothing is handed.
@@ -106,7 +109,9 @@ func (h Handed) Lines() []string {
 		}
 	}
 	slices.Sort(ops)
-	return append(out, ops...)
+	out = append(out, ops...)
+	out = append(out, h.ManagedOrder.Lines("managed operator")...)
+	return append(out, h.RawOrder.Lines("raw operator")...)
 }
 
 // StoredOperator is an operator state of the restored snapshot: its operator ID (32 hex
@@ -203,8 +208,8 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 					prevManaged[j], prevRaw[j] = s.ManagedOperator, s.RawOperator
 				}
 			}
-			managedOp, managedUnion := RoundRobin(modern, prevManaged, nv.Parallelism)
-			rawOp, rawUnion := RoundRobin(modern, prevRaw, nv.Parallelism)
+			managedOp, managedUnion, managedOrder := RoundRobin(modern, prevManaged, nv.Parallelism)
+			rawOp, rawUnion, rawOrder := RoundRobin(modern, prevRaw, nv.Parallelism)
 			// hs: the operator's subtasks handed something of their own, at: by subtask (sized
 			// for all of them when there are keyed handles to cut, else for those with entries).
 			own := nv.Parallelism
@@ -219,11 +224,13 @@ func ExpectHanded(modern bool, stored []StoredOperator, vertices []NewVertex) []
 			hs, at := make([]Handed, 0, own), make([]int, 0, own)
 			var unionOnly *Handed
 			for i := range nv.Parallelism {
-				h := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion}
+				h := Handed{ManagedOperator: managedOp[i], RawOperator: rawOp[i], ManagedUnion: managedUnion, RawUnion: rawUnion,
+					ManagedOrder: managedOrder[i], RawOrder: rawOrder[i]}
 				h.ManagedKeyed, h.RawKeyed = old.cut(nv.Parallelism, i, ranges[i])
 				switch {
 				case h.Empty():
-				case len(h.ManagedOperator)+len(h.RawOperator)+len(h.ManagedKeyed)+len(h.RawKeyed) == 0:
+				case len(h.ManagedOperator)+len(h.RawOperator)+len(h.ManagedKeyed)+len(h.RawKeyed) == 0 &&
+					(unionOnly == nil || unionOnly.ManagedOrder == h.ManagedOrder && unionOnly.RawOrder == h.RawOrder):
 					if unionOnly == nil {
 						u := h // (a copy: h itself stays on the stack)
 						unionOnly = &u
@@ -353,9 +360,10 @@ func sortEntries(es []Entry) []Entry {
 
 // RoundRobin is the oracle's RoundRobinOperatorStateRepartitioner.repartitionState: prev holds
 // each old subtask's handles (nil: no entry), the result each new subtask's entries, sorted
-// (SPEC §E.2–§E.3; Flink's output maps are HashMaps, their order not meaningful). The names of
-// one handle are visited in its States order.
-func RoundRobin(modern bool, prev [][]OperatorHandle, p int) ([][]Entry, *UnionSet) {
+// (SPEC §E.2–§E.3), the UNION entries every new subtask gets, and the order each new subtask is
+// handed its handles and their names in (SPEC §E.3 step 5; see order.go). The names of one
+// handle are visited in its States order.
+func RoundRobin(modern bool, prev [][]OperatorHandle, p int) ([][]Entry, *UnionSet, []*Order) {
 	out := make([][]Entry, p)
 	put := func(i int, stream string, ns *NamedList) { out[i] = append(out[i], Entry{stream, ns}) }
 	if p == len(prev) {
@@ -404,7 +412,7 @@ func RoundRobin(modern bool, prev [][]OperatorHandle, p int) ([][]Entry, *UnionS
 			}
 			out[i] = sortEntries(out[i])
 		}
-		return out, newUnionSet(union)
+		return out, newUnionSet(union), sameParallelismOrder(modern, prev, union, partly, bcast)
 	}
 	// §E.3: group by mode and name (a HashMap filled by computeIfAbsent per mode), then distribute.
 	split := newJavaMap()
@@ -433,8 +441,14 @@ func RoundRobin(modern bool, prev [][]OperatorHandle, p int) ([][]Entry, *UnionS
 		}
 	}
 	start := 0
-	for _, n := range split.order() {
-		start = splitDistribute(splitEntries[n], start, put, p)
+	splitOrder := split.order()
+	own := make([][]orderPut, p) // each new subtask's puts, in Flink's order but for the UNION ones
+	splitCap := nameMapCapacity(modern, len(splitOrder))
+	for _, n := range splitOrder {
+		start = splitDistribute(splitEntries[n], start, func(i int, stream string, ns *NamedList) {
+			put(i, stream, ns)
+			own[i] = append(own[i], orderPut{stream, ns.Name, splitCap})
+		}, p)
 	}
 	for i := range p {
 		for _, n := range bcastNames {
@@ -443,7 +457,7 @@ func RoundRobin(modern bool, prev [][]OperatorHandle, p int) ([][]Entry, *UnionS
 		}
 		out[i] = sortEntries(out[i])
 	}
-	return out, newUnionSet(union)
+	return out, newUnionSet(union), changedParallelismOrder(modern, prev, p, own, union, bcast)
 }
 
 // UnionSet is the UNION entries every new subtask of an operator is handed (all of them, at a

@@ -77,7 +77,7 @@ func TestRoundRobinGolden(t *testing.T) {
 			if !modern && c.Differs {
 				want = c.Output110
 			}
-			entries, union := RoundRobin(modern, prev, c.NewParallelism)
+			entries, union, _ := RoundRobin(modern, prev, c.NewParallelism)
 			got := make([]map[string]goldenName, c.NewParallelism)
 			for i := range got {
 				got[i] = map[string]goldenName{}
