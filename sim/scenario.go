@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
 // Scenario syntax. A plan renders as lines:
@@ -115,7 +116,9 @@ func ParsePlan(text string) (Plan, error) {
 // at that step: the job line's, or the job of any restart or in-place rescale before it (a
 // refused restart leaves the old job running, so any of them may be). A run takes the index
 // modulo the job actually running; an index that exists in none of them is a mistake in the
-// plan, not a choice of subtask. It returns the first step that names no such subtask.
+// plan, not a choice of subtask. Likewise every autoscale step names a vertex one of those jobs
+// can scale on its own (not a stage behind a forward edge). It returns the first step that
+// names no such subtask or vertex.
 func (p Plan) checkFailSteps() (int, error) {
 	b := newFailBounds(p.Job)
 	for i, s := range p.Steps {
@@ -132,6 +135,10 @@ func (p Plan) checkFailSteps() (int, error) {
 type failBounds struct {
 	par  [2 + MaxStages]int // per vertex index, the largest parallelism so far (0: no such vertex)
 	numV int                // the largest number of vertex indexes so far
+	// scalable: per vertex index, whether some job so far has it and can scale it on its own
+	// (every vertex but a stage behind a forward edge, which follows its input): what an
+	// autoscale step may name.
+	scalable [2 + MaxStages]bool
 }
 
 func newFailBounds(j Job) *failBounds {
@@ -144,10 +151,13 @@ func (b *failBounds) seeJob(j Job) {
 	b.numV = max(b.numV, j.NumVertices())
 	for v := range j.NumVertices() {
 		b.par[v] = max(b.par[v], j.Parallelism(v))
+		if j.Parallelism(v) > 0 && (v < 2 || j.Stages[v-2].Edge != EdgeForward) {
+			b.scalable[v] = true
+		}
 	}
 }
 
-// see takes in the job a restart or in-place rescale step may leave running.
+// see takes in the job a restart, in-place rescale or autoscale step may leave running.
 func (b *failBounds) see(s Step) {
 	switch s.Kind {
 	case Restart:
@@ -158,11 +168,32 @@ func (b *failBounds) see(s Step) {
 				b.par[v] = max(b.par[v], q)
 			}
 		}
+	case Autoscale:
+		// The autoscaler never picks above max(current, job.autoscaler.vertex.max-parallelism).
+		if v := s.Vertex; v < b.numV && b.par[v] > 0 {
+			b.par[v] = max(b.par[v], min(s.Autoscaler.Upper, model.UpperBoundMaxParallelism))
+		}
 	}
 }
 
-// check refuses a fail step naming no subtask of the jobs seen so far.
+// check refuses a fail step naming no subtask of the jobs seen so far, and an autoscale step
+// naming no vertex that one of them can scale on its own.
 func (b *failBounds) check(s Step) error {
+	if s.Kind == Autoscale {
+		if s.Vertex < len(b.scalable) && b.scalable[s.Vertex] {
+			return nil
+		}
+		var names []string
+		for v := range b.numV {
+			if b.scalable[v] {
+				names = append(names, VertexName(v))
+			}
+		}
+		if s.Vertex < b.numV && b.par[s.Vertex] > 0 {
+			return fmt.Errorf("%s follows its input over a forward edge in every job up to this step: it cannot be scaled on its own (scalable: %s)", VertexName(s.Vertex), strings.Join(names, ", "))
+		}
+		return fmt.Errorf("no job up to this step has a vertex %s (scalable: %s)", VertexName(s.Vertex), strings.Join(names, ", "))
+	}
 	if s.Kind != Fail {
 		return nil
 	}
@@ -192,7 +223,9 @@ func fitFailSteps(p *Plan) {
 	b := newFailBounds(p.Job)
 	for i := range p.Steps {
 		s := &p.Steps[i]
-		if b.check(*s) != nil {
+		if s.Kind == Autoscale && b.check(*s) != nil {
+			s.Vertex = 0 // the source: every job has it
+		} else if b.check(*s) != nil {
 			s.Vertex %= b.numV
 			if b.par[s.Vertex] == 0 { // no keyed vertex: the source fails instead, as in a run
 				s.Vertex = 0
@@ -581,7 +614,7 @@ func parseVertex(name, s string) (VertexConfig, error) {
 func parseStep(f []string) (Step, error) {
 	kind := StepKind(lookup(stepNames, f[0]))
 	if kind == 0 {
-		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume, rollback or rescale)")
+		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume, rollback, rescale or autoscale)")
 	}
 	m, err := args(f[1:])
 	if err != nil {
@@ -591,7 +624,7 @@ func parseStep(f []string) (Step, error) {
 	allowed := map[StepKind][]string{Process: {"n"}, BroadcastUpdate: {"n"}, Retain: {"n"}, Checkpoint: {"abort"},
 		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim", "legacy"},
 		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim", "legacy"}, Rollback: {"n"},
-		Rescale: {"source", "keyed"}}[kind]
+		Rescale: {"source", "keyed"}, Autoscale: {"vertex", "operator", "target", "mode", "min", "max", "partitions"}}[kind]
 	for k := range m {
 		ok := (kind == Restart || kind == Rescale) && isStageKey(k)
 		for _, a := range allowed {
@@ -637,6 +670,10 @@ func parseStep(f []string) (Step, error) {
 		}
 	case Rescale:
 		if s.Parallelism, err = parseRescale(m); err != nil {
+			return Step{}, err
+		}
+	case Autoscale:
+		if s.Vertex, s.Autoscaler, err = parseAutoscale(m); err != nil {
 			return Step{}, err
 		}
 	case Restart:
@@ -705,4 +742,59 @@ func parseRescale(m map[string]string) ([]int, error) {
 		return nil, fmt.Errorf("want at least one of source=N keyed=N v2=N …")
 	}
 	return out, nil
+}
+
+// parseAutoscale reads an autoscale step: vertex=NAME operator=RELEASE target=N, and optionally
+// mode=MODE min=N max=N (the limits, defaults 1 and 200) and, for the source, partitions=N.
+func parseAutoscale(m map[string]string) (int, AutoscalerCall, error) {
+	a := AutoscalerCall{Lower: autoscaler.DefaultLower, Upper: autoscaler.DefaultUpper}
+	v := -1
+	switch name := m["vertex"]; {
+	case name == "source":
+		v = 0
+	case name == "keyed":
+		v = 1
+	case isStageKey(name):
+		v, _ = strconv.Atoi(name[1:])
+	}
+	if v < 0 || v > 1+MaxStages {
+		return 0, a, fmt.Errorf("vertex=%q: want source, keyed or v2 … v%d", m["vertex"], 1+MaxStages)
+	}
+	var err error
+	if a.Release, err = autoscaler.ParseRelease(m["operator"]); err != nil {
+		return 0, a, err
+	}
+	if mode, ok := m["mode"]; ok {
+		if a.Mode, err = autoscaler.ParseMode(mode); err != nil {
+			return 0, a, err
+		}
+		if err := a.Release.CheckMode(a.Mode); err != nil {
+			return 0, a, err
+		}
+	}
+	if a.Target, err = positive("target", m["target"], autoscaler.MaxTarget); err != nil {
+		return 0, a, err
+	}
+	if x, ok := m["min"]; ok {
+		if a.Lower, err = positive("min", x, autoscaler.MaxTarget); err != nil {
+			return 0, a, err
+		}
+	}
+	if x, ok := m["max"]; ok {
+		if a.Upper, err = positive("max", x, autoscaler.MaxTarget); err != nil {
+			return 0, a, err
+		}
+	}
+	if a.Lower > a.Upper {
+		return 0, a, fmt.Errorf("min=%d is above max=%d", a.Lower, a.Upper)
+	}
+	if x, ok := m["partitions"]; ok {
+		if v != 0 {
+			return 0, a, fmt.Errorf("partitions=%s: only the source reads partitions", x)
+		}
+		if a.Partitions, err = positive("partitions", x, autoscaler.MaxTarget); err != nil {
+			return 0, a, err
+		}
+	}
+	return v, a, nil
 }
