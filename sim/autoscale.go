@@ -49,6 +49,9 @@ func (w *World) autoscale(step int, s Step) string {
 			a.Release, d.Parallelism, VertexName(v), p.MaxParallelism, p.Current, in, p.SourcePartitions, a.Lower, a.Upper, a.Target, want), "")
 	}
 	if d.Parallelism == p.Current {
+		if d.Blocked {
+			return fmt.Sprintf("keeps %d (max parallelism %d; scaling blocked: the fallback does not move toward the target)", p.Current, p.MaxParallelism)
+		}
 		return fmt.Sprintf("keeps %d (max parallelism %d)", p.Current, p.MaxParallelism)
 	}
 	ps := make([]int, v+1)
