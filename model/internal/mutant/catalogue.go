@@ -37,4 +37,8 @@ var (
 	SubsumedNotDiscarded         = add("subsumed-not-discarded", "CompletedCheckpointStore (1.18): a subsumed checkpoint leaves the cleaner without being discarded, so its directory stays")
 	SharedDiscardedWhileUsed     = add("shared-discarded-while-used", "SharedStateRegistry.UnregisterUnusedState (1.18): called with the newest retained checkpoint's ID instead of the oldest, so shared files older retained checkpoints still reference are deleted")
 	ChannelDropBuffer            = add("channel-drop-buffer", "StateAssignmentOperation.reDistributeInputChannelStates: on a rescale one in-flight buffer (the first input-channel handle of the first old subtask that has one) is given to no new subtask")
+	AutoscaleKeepsTarget110      = add("autoscaler-110-fallback-keeps-target", "autoscaler.Scale (operator 1.10): when the search finds no divisor the clamped target is kept, as 1.7–1.9 do, instead of the downward fallback to the next coarser parallelism")
+	AutoscaleFallbackRoundsDown  = add("autoscaler-fallback-rounds-down", "autoscaler.Scale (1.10+): the downward fallback keeps the first coarser parallelism p even when it does not divide the units, instead of rounding up to p+1")
+	AutoscaleSourceAlignedToKeys = add("autoscaler-source-aligned-to-keys", "autoscaler.AlignmentUnits (1.10+): a source whose partitions are unknown aligned to its max parallelism, as 1.8–1.9 do, instead of left unaligned (FLINK-36192)")
+	AutoscaleNoDirectionGuard    = add("autoscaler-115-no-direction-guard", "autoscaler.Scale (operator 1.15): no direction guard (FLINK-39299), so a fallback that does not move toward the target is applied instead of keeping the current parallelism")
 )
