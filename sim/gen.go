@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 	"github.com/restoresim/restoresim/sim/oracle"
 )
 
@@ -27,6 +28,7 @@ const (
 	streamSQLKey      // SQL (row) keys
 	streamMinHashKey  // a key whose murmur hash is Integer.MIN_VALUE
 	streamWideProbe   // the key-group probe at a parallelism above 21,845
+	streamAutoscale   // operator autoscaler steps
 )
 
 // newStream returns the independent stream id of seed.
@@ -259,6 +261,8 @@ func generateSteps(seed uint64, version model.FlinkVersion, j Job, n int) []Step
 	}
 	ri := newStream(seed, streamInPlace)
 	adaptive := ri.IntN(4) == 0 // a quarter of the jobs are rescaled in place now and then
+	ra := newStream(seed, streamAutoscale)
+	autoscaling := ra.IntN(5) == 0 // a fifth of the jobs are scaled by the operator's autoscaler now and then
 	rs := newStream(seed, streamRescale)
 	rf := newStream(seed, streamFaults)
 	rd := newStream(seed, streamDAGSchedule)
@@ -341,9 +345,104 @@ func generateSteps(seed uint64, version model.FlinkVersion, j Job, n int) []Step
 				}
 			}
 		}
+		if autoscaling && s.Kind != Restart && s.Kind != Rescale && ra.IntN(6) == 0 { // this step becomes an autoscale instead
+			s = drawAutoscale(ra, j, src, keyed, stages)
+			p := predictAutoscale(s, src, keyed, stages)
+			stages = slices.Clone(stages) // (a restart step's stages, or the job's)
+			switch v := s.Vertex; v {
+			case 0:
+				src.Parallelism = p
+			case 1:
+				keyed.Parallelism = p
+			default:
+				stages[v-2].Config.Parallelism = p
+			}
+			for k := range stages { // forward stages follow their input
+				if stages[k].Edge == EdgeForward {
+					stages[k].Config.Parallelism = (Job{Source: src, Keyed: keyed, Stages: stages}).Parallelism(stages[k].Input)
+				}
+			}
+		}
 		steps = append(steps, s)
 	}
 	return steps
+}
+
+// drawAutoscale draws an autoscale step for the job the generator expects to be running
+// (source src, keyed vertex keyed, stages): a vertex that can be scaled on its own (the keyed
+// vertex half the time, where there is one), an operator release and, where it has modes, now
+// and then a mode; a target near the current parallelism, far above or below it, or equal; the
+// limits mostly the defaults, sometimes an upper limit near the target (so that the search
+// finds nothing and the release's fallback decides); for the source, its partitions (the job's
+// splits) known two times in three.
+func drawAutoscale(r *rand.Rand, j Job, src, keyed VertexConfig, stages []Stage) Step {
+	cands := []int{0}
+	if keyed.Parallelism > 0 {
+		cands = append(cands, 1)
+	}
+	for k, st := range stages {
+		if st.Edge != EdgeForward {
+			cands = append(cands, 2+k)
+		}
+	}
+	v := cands[r.IntN(len(cands))]
+	if keyed.Parallelism > 0 && r.IntN(2) == 0 {
+		v = 1
+	}
+	cur := (Job{Source: src, Keyed: keyed, Stages: stages}).Parallelism(v)
+	releases := autoscaler.Releases()
+	a := AutoscalerCall{Release: releases[r.IntN(len(releases))], Lower: autoscaler.DefaultLower, Upper: autoscaler.DefaultUpper}
+	if ms := a.Release.Modes(); len(ms) > 0 && r.IntN(2) == 0 {
+		a.Mode = ms[r.IntN(len(ms))]
+	}
+	switch r.IntN(5) {
+	case 0:
+		a.Target = cur + 1 + r.IntN(4)
+	case 1:
+		a.Target = max(1, cur-1-r.IntN(4))
+	case 2:
+		a.Target = cur + 1 + r.IntN(2*cur+8)
+	case 3:
+		a.Target = max(1, cur/(2+r.IntN(3)))
+	default:
+		a.Target = cur
+	}
+	if r.IntN(4) == 0 {
+		a.Lower = 1 + r.IntN(cur+1)
+	}
+	switch r.IntN(6) {
+	case 0, 1:
+		a.Upper = max(a.Lower, a.Target+r.IntN(3)-1)
+	case 2:
+		a.Upper = max(a.Lower, cur+r.IntN(cur+1))
+	}
+	a.Upper = max(a.Upper, a.Lower) // (a lower limit drawn for a wide vertex may pass the default upper one)
+	if v == 0 && r.IntN(3) > 0 {
+		a.Partitions = j.Splits
+	}
+	return Step{Kind: Autoscale, Vertex: v, Autoscaler: a}
+}
+
+// predictAutoscale is the parallelism the generator expects autoscale step s to leave vertex
+// s.Vertex at, by the oracle's reference, taking the configured max parallelism or else Flink's
+// default for the current parallelism (the run may have adopted another one).
+func predictAutoscale(s Step, src, keyed VertexConfig, stages []Stage) int {
+	j := Job{Source: src, Keyed: keyed, Stages: stages}
+	c := j.vertexConfig(s.Vertex)
+	m := c.MaxParallelism
+	if m == 0 {
+		m = oracle.DefaultMaxParallelism(c.Parallelism)
+	}
+	in := "rebalance"
+	switch {
+	case s.Vertex == 0:
+		in = "source"
+	case s.Vertex == 1 || stages[s.Vertex-2].Edge == EdgeHash:
+		in = "hash"
+	}
+	a := s.Autoscaler
+	return oracle.AutoscaleParallelism(oracle.Autoscale{Release: a.Release.String(), Mode: modeName(a.Mode), MaxParallelism: m,
+		Current: c.Parallelism, Input: in, Partitions: a.Partitions, Lower: a.Lower, Upper: a.Upper, Target: a.Target})
 }
 
 // valid is the generator's guess of whether a change will be accepted (to keep the generated

@@ -111,6 +111,25 @@ func Labels(p Plan) []string {
 			dagLabels(set, Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages})
 			parallelismLabels(set, Job{Source: c.Source, Keyed: c.Keyed, Stages: c.Stages})
 			cur.Source, cur.Keyed, cur.Stages = c.Source, c.Keyed, c.Stages
+		case Autoscale:
+			// autoscale, and what it scales: autoscale-source (autoscale-source-partitions when it
+			// knows the partitions), autoscale-keyed, autoscale-stage; autoscale-mode when a mode
+			// is configured.
+			set["autoscale"] = true
+			switch {
+			case s.Vertex == 0:
+				set["autoscale-source"] = true
+				if s.Autoscaler.Partitions > 0 {
+					set["autoscale-source-partitions"] = true
+				}
+			case s.Vertex == 1:
+				set["autoscale-keyed"] = true
+			default:
+				set["autoscale-stage"] = true
+			}
+			if s.Autoscaler.Mode != 0 {
+				set["autoscale-mode"] = true
+			}
 		case Fail:
 			set["fail"] = true
 			if s.Vertex >= 2 {

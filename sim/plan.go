@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
 // KeyType is the type of the job's keys: a Java type (a DataStream job's key), or KeyRow.
@@ -379,6 +380,10 @@ const (
 	// shared-state registry and the checkpoint ID counter carry on, so incremental shared files are
 	// shared across the rescale.
 	Rescale
+	// Autoscale is the Kubernetes operator autoscaler scaling one vertex (Step.Vertex): the
+	// autoscaler of an operator release (Step.Autoscaler) aligns a computed target, and the job
+	// is rescaled in place to the parallelism it picks, as Rescale does (SPEC-VERSIONS.md §8.2).
+	Autoscale
 )
 
 // FaultKind is what a Fault step damages.
@@ -399,7 +404,8 @@ func (f FaultKind) String() string { return faultNames[f] }
 
 var stepNames = map[StepKind]string{Process: "process", BroadcastUpdate: "broadcast", Checkpoint: "checkpoint",
 	Savepoint: "savepoint", Fail: "fail", Restart: "restart", Retain: "retain", TMRestart: "tm-restart",
-	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume", Rollback: "rollback", Rescale: "rescale"}
+	TMLoss: "tm-loss", JMFailover: "jm-failover", Fault: "fault", Resume: "resume", Rollback: "rollback", Rescale: "rescale",
+	Autoscale: "autoscale"}
 
 func (k StepKind) String() string { return stepNames[k] }
 
@@ -412,6 +418,7 @@ type Step struct {
 	// Abort: the checkpoint is declined.
 	Abort bool
 	// Vertex and Subtask name the failing subtask (Fail): 0 source, 1 keyed, 2+k stage k.
+	// Vertex also names the vertex an Autoscale step scales.
 	Vertex, Subtask int
 	// TM names the TaskManager (TMRestart, TMLoss).
 	TM int
@@ -424,6 +431,21 @@ type Step struct {
 	// Parallelism is a Rescale's new parallelism per vertex index (0 source, 1 keyed, 2+k stage
 	// k); 0, or an index past the end, leaves a vertex's parallelism as it is.
 	Parallelism []int
+	// Autoscaler is an Autoscale step's autoscaler call.
+	Autoscaler AutoscalerCall
+}
+
+// AutoscalerCall is what the operator autoscaler is given for one vertex, besides what the
+// running job says (its max parallelism, its parallelism, its input kind): the operator
+// release and its configured alignment mode, the computed target ceil(scaleFactor × current),
+// the limits job.autoscaler.vertex.min-parallelism and …max-parallelism, and for the source
+// the partitions it reads, as the autoscaler knows them (0: unknown).
+type AutoscalerCall struct {
+	Release      autoscaler.Release
+	Mode         autoscaler.Mode // autoscaler.ModeUnset: the release's default
+	Target       int
+	Lower, Upper int
+	Partitions   int
 }
 
 // Change is what a stop-with-savepoint-and-restart changes.
@@ -533,6 +555,22 @@ func (s Step) String() string {
 			if p > 0 {
 				out += fmt.Sprintf(" %s=%d", VertexName(v), p)
 			}
+		}
+		return out
+	case Autoscale:
+		a := s.Autoscaler
+		out := fmt.Sprintf("autoscale vertex=%s operator=%s target=%d", VertexName(s.Vertex), a.Release, a.Target)
+		if a.Mode != autoscaler.ModeUnset {
+			out += " mode=" + a.Mode.String()
+		}
+		if a.Lower != autoscaler.DefaultLower {
+			out += fmt.Sprintf(" min=%d", a.Lower)
+		}
+		if a.Upper != autoscaler.DefaultUpper {
+			out += fmt.Sprintf(" max=%d", a.Upper)
+		}
+		if a.Partitions > 0 {
+			out += fmt.Sprintf(" partitions=%d", a.Partitions)
 		}
 		return out
 	case Restart:

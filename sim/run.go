@@ -326,6 +326,8 @@ func (w *World) step(i int, s Step) {
 		w.tracef("%s -> %s", s, w.rollback(i, s.N))
 	case Rescale:
 		w.tracef("%s -> %s", s, w.rescaleInPlace(i, s.Parallelism))
+	case Autoscale:
+		w.tracef("%s -> %s", s, w.autoscale(i, s))
 	default:
 		panic(fmt.Sprintf("sim: internal error: unknown step kind %d", s.Kind))
 	}

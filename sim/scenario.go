@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/autoscaler"
 )
 
 // Scenario syntax. A plan renders as lines:
@@ -426,7 +427,7 @@ func parseVertex(name, s string) (VertexConfig, error) {
 func parseStep(f []string) (Step, error) {
 	kind := StepKind(lookup(stepNames, f[0]))
 	if kind == 0 {
-		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume, rollback or rescale)")
+		return Step{}, fmt.Errorf("unknown step (want process, broadcast, checkpoint, savepoint, fail, restart, retain, tm-restart, tm-loss, jm-failover, fault, resume, rollback, rescale or autoscale)")
 	}
 	m, err := args(f[1:])
 	if err != nil {
@@ -436,7 +437,7 @@ func parseStep(f []string) (Step, error) {
 	allowed := map[StepKind][]string{Process: {"n"}, BroadcastUpdate: {"n"}, Retain: {"n"}, Checkpoint: {"abort"},
 		Savepoint: nil, Fail: {"vertex", "subtask"}, Restart: {"source", "keyed", "drop-sink", "add-sink", "allow-non-restored", "claim", "legacy"},
 		TMRestart: {"tm"}, TMLoss: {"tm"}, JMFailover: nil, Fault: {"kind"}, Resume: {"claim", "legacy"}, Rollback: {"n"},
-		Rescale: {"source", "keyed"}}[kind]
+		Rescale: {"source", "keyed"}, Autoscale: {"vertex", "operator", "target", "mode", "min", "max", "partitions"}}[kind]
 	for k := range m {
 		ok := (kind == Restart || kind == Rescale) && isStageKey(k)
 		for _, a := range allowed {
@@ -482,6 +483,10 @@ func parseStep(f []string) (Step, error) {
 		}
 	case Rescale:
 		if s.Parallelism, err = parseRescale(m); err != nil {
+			return Step{}, err
+		}
+	case Autoscale:
+		if s.Vertex, s.Autoscaler, err = parseAutoscale(m); err != nil {
 			return Step{}, err
 		}
 	case Restart:
@@ -550,4 +555,59 @@ func parseRescale(m map[string]string) ([]int, error) {
 		return nil, fmt.Errorf("want at least one of source=N keyed=N v2=N …")
 	}
 	return out, nil
+}
+
+// parseAutoscale reads an autoscale step: vertex=NAME operator=RELEASE target=N, and optionally
+// mode=MODE min=N max=N (the limits, defaults 1 and 200) and, for the source, partitions=N.
+func parseAutoscale(m map[string]string) (int, AutoscalerCall, error) {
+	a := AutoscalerCall{Lower: autoscaler.DefaultLower, Upper: autoscaler.DefaultUpper}
+	v := -1
+	switch name := m["vertex"]; {
+	case name == "source":
+		v = 0
+	case name == "keyed":
+		v = 1
+	case isStageKey(name):
+		v, _ = strconv.Atoi(name[1:])
+	}
+	if v < 0 || v > 1+MaxStages {
+		return 0, a, fmt.Errorf("vertex=%q: want source, keyed or v2 … v%d", m["vertex"], 1+MaxStages)
+	}
+	var err error
+	if a.Release, err = autoscaler.ParseRelease(m["operator"]); err != nil {
+		return 0, a, err
+	}
+	if mode, ok := m["mode"]; ok {
+		if a.Mode, err = autoscaler.ParseMode(mode); err != nil {
+			return 0, a, err
+		}
+		if err := a.Release.CheckMode(a.Mode); err != nil {
+			return 0, a, err
+		}
+	}
+	if a.Target, err = positive("target", m["target"], autoscaler.MaxTarget); err != nil {
+		return 0, a, err
+	}
+	if x, ok := m["min"]; ok {
+		if a.Lower, err = positive("min", x, autoscaler.MaxTarget); err != nil {
+			return 0, a, err
+		}
+	}
+	if x, ok := m["max"]; ok {
+		if a.Upper, err = positive("max", x, autoscaler.MaxTarget); err != nil {
+			return 0, a, err
+		}
+	}
+	if a.Lower > a.Upper {
+		return 0, a, fmt.Errorf("min=%d is above max=%d", a.Lower, a.Upper)
+	}
+	if x, ok := m["partitions"]; ok {
+		if v != 0 {
+			return 0, a, fmt.Errorf("partitions=%s: only the source reads partitions", x)
+		}
+		if a.Partitions, err = positive("partitions", x, autoscaler.MaxTarget); err != nil {
+			return 0, a, err
+		}
+	}
+	return v, a, nil
 }

@@ -151,6 +151,10 @@ type planBounds struct {
 	keyed     bool               // the job has its keyed vertex (no restart adds or removes it)
 	tms       int                // Job.TaskManagers (no step changes it)
 	broadcast bool               // Job.Broadcast (no step changes it)
+	// scalable: per vertex index, whether some job so far has it and can scale it on its own
+	// (every vertex but a stage behind a forward edge, which follows its input): what an
+	// autoscale step may name.
+	scalable [2 + MaxStages]bool
 }
 
 func newPlanBounds(j Job) *planBounds {
@@ -163,6 +167,9 @@ func (b *planBounds) seeJob(j Job) {
 	b.numV = max(b.numV, j.NumVertices())
 	for v := range j.NumVertices() {
 		b.par[v] = max(b.par[v], j.Parallelism(v))
+		if j.Parallelism(v) > 0 && (v < 2 || j.Stages[v-2].Edge != EdgeForward) {
+			b.scalable[v] = true
+		}
 	}
 }
 
@@ -176,6 +183,11 @@ func (b *planBounds) see(s Step) {
 			if v < b.numV && b.par[v] > 0 { // a rescale of a vertex no job has changes nothing
 				b.par[v] = max(b.par[v], q)
 			}
+		}
+	case Autoscale:
+		// The autoscaler never picks above max(current, job.autoscaler.vertex.max-parallelism).
+		if v := s.Vertex; v < b.numV && b.par[v] > 0 {
+			b.par[v] = max(b.par[v], min(s.Autoscaler.Upper, model.UpperBoundMaxParallelism))
 		}
 	}
 }
@@ -220,6 +232,8 @@ func (b *planBounds) check(version model.FlinkVersion, s Step) error {
 		return checkMode(version, s.Mode)
 	case Rescale:
 		return b.checkRescale(s)
+	case Autoscale:
+		return b.checkAutoscale(s)
 	case Restart:
 		c := s.Change
 		if err := checkVertices(c.Source, c.Keyed, c.Stages); err != nil {
@@ -265,6 +279,24 @@ func (b *planBounds) checkFail(s Step) error {
 	return nil
 }
 
+// checkAutoscale refuses an autoscale step naming no vertex that one of the jobs seen so far can
+// scale on its own.
+func (b *planBounds) checkAutoscale(s Step) error {
+	if s.Vertex >= 0 && s.Vertex < len(b.scalable) && b.scalable[s.Vertex] {
+		return nil
+	}
+	var names []string
+	for v := range b.numV {
+		if b.scalable[v] {
+			names = append(names, VertexName(v))
+		}
+	}
+	if s.Vertex >= 0 && s.Vertex < b.numV && b.par[s.Vertex] > 0 {
+		return fmt.Errorf("%s follows its input over a forward edge in every job up to this step: it cannot be scaled on its own (scalable: %s)", VertexName(s.Vertex), strings.Join(names, ", "))
+	}
+	return fmt.Errorf("no job up to this step has a vertex %s (scalable: %s)", VertexName(s.Vertex), strings.Join(names, ", "))
+}
+
 // checkRescale refuses a rescale naming no vertex, or one no job seen so far has.
 func (b *planBounds) checkRescale(s Step) error {
 	named := false
@@ -304,6 +336,8 @@ func fitSteps(p *Plan) {
 				s.Vertex = 0
 			}
 			s.Subtask %= b.par[s.Vertex]
+		case s.Kind == Autoscale && b.checkAutoscale(*s) != nil:
+			s.Vertex = 0 // the source: every job has it
 		case s.Kind == Rescale && b.checkRescale(*s) != nil:
 			ps := slices.Clone(s.Parallelism)
 			for v := range ps {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/model/internal/mutant"
 )
 
 // The defaults of job.autoscaler.vertex.min-parallelism and job.autoscaler.vertex.max-parallelism
@@ -204,6 +205,8 @@ func scale(p Params, target, lowerLimit, upperLimit int) (Decision, error) {
 		}
 		if q, ok := s.firstAccepted(end, mode == MaximizeUtilisation); ok {
 			d.Parallelism, d.Aligned = q, true
+		} else if r == Operator110 && mutant.On(mutant.AutoscaleKeepsTarget110) {
+			d.Limited = true
 		} else {
 			d.Parallelism, d.Limited = s.downwardFallback(), true
 		}
@@ -222,7 +225,8 @@ func scale(p Params, target, lowerLimit, upperLimit int) (Decision, error) {
 			break // BuiltInAlignmentMode: keep the target, never block
 		}
 		q := s.downwardFallback()
-		if (newP > p.Current && q <= p.Current) || (newP < p.Current && q >= p.Current) {
+		guard := !(r == Operator115 && mutant.On(mutant.AutoscaleNoDirectionGuard))
+		if guard && ((newP > p.Current && q <= p.Current) || (newP < p.Current && q >= p.Current)) {
 			d.Parallelism, d.Limited, d.Blocked = p.Current, true, true
 		} else {
 			d.Parallelism, d.Limited = q, q != newP
@@ -266,7 +270,7 @@ func (p Params) AlignmentUnits() int {
 		return 0
 	case p.Input == Source && p.SourcePartitions > 0:
 		return p.SourcePartitions
-	case p.Input == Hash:
+	case p.Input == Hash || (p.Input == Source && mutant.On(mutant.AutoscaleSourceAlignedToKeys)):
 		return p.MaxParallelism
 	}
 	return 0
@@ -307,7 +311,7 @@ func (s search) downwardFallback() int {
 	q := s.target
 	for ; q > 0; q-- {
 		if s.n/q > s.n/s.target {
-			if s.n%q != 0 {
+			if s.n%q != 0 && !mutant.On(mutant.AutoscaleFallbackRoundsDown) {
 				q++
 			}
 			break

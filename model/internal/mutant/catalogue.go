@@ -47,4 +47,8 @@ var (
 	MurmurMinValueAbs            = add("murmur-min-value-abs", "MurmurHash: the sign rule as Math.abs, which leaves Integer.MIN_VALUE negative, so its key group MIN_VALUE mod M is negative (unless M is a power of two)")
 	MurmurMinValueMax            = add("murmur-min-value-max", "MurmurHash: the sign rule maps Integer.MIN_VALUE to Integer.MAX_VALUE instead of 0, so its key group is MAX_VALUE mod M instead of 0")
 	DefaultMaxParShortMax        = add("default-max-par-short-max", "ComputeDefaultMaxParallelism: capped at Short.MAX_VALUE (32,767) instead of UPPER_BOUND_MAX_PARALLELISM (Short.MAX_VALUE + 1 = 32,768), wrong from p = 21,846 on")
+	AutoscaleKeepsTarget110      = add("autoscaler-110-fallback-keeps-target", "autoscaler.Scale (operator 1.10): when the search finds no divisor the clamped target is kept, as 1.7–1.9 do, instead of the downward fallback to the next coarser parallelism")
+	AutoscaleFallbackRoundsDown  = add("autoscaler-fallback-rounds-down", "autoscaler.Scale (1.10+): the downward fallback keeps the first coarser parallelism p even when it does not divide the units, instead of rounding up to p+1")
+	AutoscaleSourceAlignedToKeys = add("autoscaler-source-aligned-to-keys", "autoscaler.AlignmentUnits (1.10+): a source whose partitions are unknown aligned to its max parallelism, as 1.8–1.9 do, instead of left unaligned (FLINK-36192)")
+	AutoscaleNoDirectionGuard    = add("autoscaler-115-no-direction-guard", "autoscaler.Scale (operator 1.15): no direction guard (FLINK-39299), so a fallback that does not move toward the target is applied instead of keeping the current parallelism")
 )
