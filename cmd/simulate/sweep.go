@@ -136,7 +136,9 @@ version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListe
 	defer stop()
 	if suts != nil {
 		// The JVMs start once per worker and version, on first use.
-		cfg.RunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome { return sim.RunSeedWith(seed, v, steps, suts[v]) }
+		cfg.RunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome {
+			return sim.RunSeedWith(seed, v, steps, suts[v])
+		}
 	}
 	run := cfg.RunSeed
 	cfg.RunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome { return c.shrink(run(seed, v, steps)) }

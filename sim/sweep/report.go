@@ -64,7 +64,7 @@ func ReplayCommand(p sim.Plan, path string) string {
 			return RunCommand(p.Seed, p.Version, len(p.Steps)) + SUTFlags(p)
 		}
 	}
-	return Command("replay"+SUTFlags(p)+" "+quoteShellArg(path))
+	return Command("replay" + SUTFlags(p) + " " + quoteShellArg(path))
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
