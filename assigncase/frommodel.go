@@ -1,7 +1,10 @@
 package assigncase
 
 import (
+	"crypto/md5"
+	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -88,6 +91,23 @@ func mapperName(m model.SubtaskStateMapper) string {
 	return m.String()
 }
 
+// BackendUUID is the backend id an incremental handle carries in a case: the id itself when it
+// is a UUID, as Flink's IncrementalRemoteKeyedStateHandle requires (UUID.fromString), else a
+// name-based UUID of it (java.util.UUID.nameUUIDFromBytes: MD5, version 3), so that any id the
+// model holds (the simulator's are names) reaches Flink as one.
+func BackendUUID(id string) string {
+	if uuidForm.MatchString(id) {
+		return id
+	}
+	h := md5.Sum([]byte(id))
+	h[6] = h[6]&0x0f | 0x30
+	h[8] = h[8]&0x3f | 0x80
+	x := hex.EncodeToString(h[:])
+	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+var uuidForm = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
 func caseKeyedHandles(hs []model.KeyedStateHandle) ([]KeyedHandle, error) {
 	for _, h := range hs {
 		switch h := h.(type) {
@@ -100,7 +120,14 @@ func caseKeyedHandles(hs []model.KeyedStateHandle) ([]KeyedHandle, error) {
 			return nil, fmt.Errorf("%w: keyed state handle %T", ErrNotModelled, h)
 		}
 	}
-	return keyedHandlesOf(hs), nil
+	out := keyedHandlesOf(hs)
+	for i := range out {
+		if out[i].BackendID != nil {
+			id := BackendUUID(*out[i].BackendID)
+			out[i].BackendID = &id
+		}
+	}
+	return out, nil
 }
 
 // Assignment turns an answer to the case of in (FromInput) into the model's result, as if
@@ -190,7 +217,7 @@ func newRebuilder(in model.AssignmentInput) *rebuilder {
 						add(h.Delegate)
 						r.keyGroupIDs[streamKey(streamOf(h.Delegate))] = h.StateHandleID
 					case *model.IncrementalKeyedStateHandle:
-						r.incremental[incrementalKey(h.BackendID, h.CheckpointID, h.Range.Start, h.Range.End, streamOf(h.Meta))] = h
+						r.incremental[incrementalKey(BackendUUID(h.BackendID), h.CheckpointID, h.Range.Start, h.Range.End, streamOf(h.Meta))] = h
 					}
 				}
 			}

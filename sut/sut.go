@@ -142,6 +142,7 @@ func (r *Reference) Assign(in model.AssignmentInput) sim.Assigned {
 	}
 	if r.name == Both {
 		mans := assigncase.FromAssignment(ma, merr)
+		backendIDsAsInCase(mans)
 		if ds := assigncase.Compare(mans, *fa); len(ds) > 0 {
 			out.Difference = differenceText(r.v, in.CheckpointID, mans, *fa, ds)
 		}
@@ -168,7 +169,7 @@ func (r *Reference) flink(in model.AssignmentInput) (*assigncase.Answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	a, err := assigncase.DecodeAnswer(raw)
+	a, err := assigncase.ReadAnswer(raw)
 	if err != nil {
 		return nil, fmt.Errorf("Flink's answer does not read: %v", err)
 	}
@@ -194,6 +195,29 @@ func withHazards(a, m *model.Assignment) {
 			}
 		}
 		a.Vertices[i].Hazard = &h
+	}
+}
+
+// backendIDsAsInCase writes the model's incremental handles' backend ids as the case gave them
+// to Flink (assigncase.BackendUUID).
+func backendIDsAsInCase(a assigncase.Answer) {
+	for i := range a.Vertices {
+		for _, st := range a.Vertices[i].Subtasks {
+			if st == nil {
+				continue
+			}
+			for k := range st.Operators {
+				s := &st.Operators[k].State
+				for _, hs := range [2][]assigncase.KeyedHandle{s.ManagedKeyedState, s.RawKeyedState} {
+					for n := range hs {
+						if id := hs[n].BackendID; id != nil {
+							u := assigncase.BackendUUID(*id)
+							hs[n].BackendID = &u
+						}
+					}
+				}
+			}
+		}
 	}
 }
 
