@@ -38,6 +38,9 @@ type Options struct {
 	CacheDir string
 	// Workers bounds the JVMs started for a version: one per worker that asks at once.
 	Workers int
+	// Mutant names the injected Flink bug (reference/mutants) FlinkSrc holds, for the replay
+	// commands ("" = none).
+	Mutant string
 }
 
 // New returns the system under test name for version v: nil for the model (a Plan's default),
@@ -283,6 +286,9 @@ func oneLine(s string) string {
 // when a source tree was given.
 func (r *Reference) Flags() string {
 	s := "--sut " + r.name
+	if r.opt.Mutant != "" {
+		return s + " --flink-mutant " + shellQuote(r.opt.Mutant)
+	}
 	if r.opt.FlinkSrc != "" {
 		s += " --flink-src " + shellQuote(r.opt.FlinkSrc)
 	}

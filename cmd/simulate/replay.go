@@ -18,7 +18,7 @@ func init() {
 const maxScenarioBytes = 64 << 20
 
 func runReplay(e *env, args []string) int {
-	fs := cliflags.New("replay", "replay [--sut model|flink|both] [--flink-src DIR] [--format text|json] FILE",
+	fs := cliflags.New("replay", "replay [--sut model|flink|both] [--flink-src DIR | --flink-mutant NAME] [--format text|json] FILE",
 		`Parses FILE ("-": stdin) as a scenario (the syntax 'simulate run' prints: "seed N", "flink
 V", a "job" line and one line per step; '#' comments and everything after " -> " are ignored,
 so a saved 'simulate run' output, a sweep's saved failure or a hand-written plan all work),

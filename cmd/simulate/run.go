@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"strings"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/reference/mutants"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
 	"github.com/restoresim/restoresim/sut"
@@ -27,24 +29,44 @@ type commonFlags struct {
 
 // sutFlags choose the system under test: --sut and --flink-src (run, sweep, replay).
 type sutFlags struct {
-	sut, flinkSrc *string
+	sut, flinkSrc, mutant *string
 }
 
 func addSUTFlags(fs *cliflags.Set) sutFlags {
 	return sutFlags{
 		sut:      fs.String("sut", sut.Model, "the system under test `S` every restore's assignment comes from: model, flink (Flink's own classes, through the reference) or both (each restore asked of both; a difference is a violation 'reference')"),
 		flinkSrc: fs.String("flink-src", "", "with --sut flink|both: the Flink source tree `DIR` to compile (a checkout, or an extracted archive; default $RESTORESIM_FLINK_SRC, else the version's archive in shared/flink-src)"),
+		mutant:   fs.String("flink-mutant", "", "with --sut flink|both: run the version's archive with the injected Flink bug `NAME` (reference/mutants: "+strings.Join(mutantNames(), ", ")+")"),
 	}
+}
+
+func mutantNames() []string {
+	var out []string
+	for _, m := range mutants.All() {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // assigners resolves --sut for the versions: nil for the model, else a system under test per
 // version with up to workers JVMs each, and the function that stops them.
 func (f sutFlags) assigners(vs []model.FlinkVersion, workers int) (map[model.FlinkVersion]sim.Assigner, func(), error) {
 	if *f.sut == sut.Model {
-		if *f.flinkSrc != "" {
-			return nil, nil, fmt.Errorf("--flink-src needs --sut flink or both")
+		if *f.flinkSrc != "" || *f.mutant != "" {
+			return nil, nil, fmt.Errorf("--flink-src and --flink-mutant need --sut flink or both")
 		}
 		return nil, func() {}, nil
+	}
+	if *f.flinkSrc != "" && *f.mutant != "" {
+		return nil, nil, fmt.Errorf("--flink-mutant patches a version's archive: it takes no --flink-src")
+	}
+	var mutant mutants.Mutant
+	if *f.mutant != "" {
+		m, err := mutants.ByName(*f.mutant)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--flink-mutant: %v (want one of %s)", err, strings.Join(mutantNames(), ", "))
+		}
+		mutant = m
 	}
 	out := map[model.FlinkVersion]sim.Assigner{}
 	var refs []*sut.Reference
@@ -54,7 +76,16 @@ func (f sutFlags) assigners(vs []model.FlinkVersion, workers int) (map[model.Fli
 		}
 	}
 	for _, v := range vs {
-		r, err := sut.New(*f.sut, v, sut.Options{FlinkSrc: *f.flinkSrc, Workers: workers})
+		opt := sut.Options{FlinkSrc: *f.flinkSrc, Workers: workers}
+		if mutant.Name != "" {
+			dir, err := mutants.Tree(v, mutant, "")
+			if err != nil {
+				stop()
+				return nil, nil, fmt.Errorf("--flink-mutant %s: %v", mutant.Name, err)
+			}
+			opt.FlinkSrc, opt.Mutant = dir, mutant.Name
+		}
+		r, err := sut.New(*f.sut, v, opt)
 		if err != nil {
 			stop()
 			return nil, nil, fmt.Errorf("--sut %s: %v", *f.sut, err)
@@ -111,7 +142,7 @@ func checkFormat(f string) error {
 }
 
 func runRun(e *env, args []string) int {
-	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--sut model|flink|both] [--flink-src DIR] [--no-shrink] [--format text|json]",
+	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--sut model|flink|both] [--flink-src DIR | --flink-mutant NAME] [--no-shrink] [--format text|json]",
 		`Generates the plan of seed N (a job, its state and a schedule of K steps: records,
 checkpoints, savepoints, failures, restarts with rescaling), runs it on the simulated cluster
 and prints the trace: first "seed N flink V", then the job and one line per step in scenario

@@ -51,7 +51,7 @@ type sweepConfig struct {
 }
 
 func runSweep(e *env, args []string) int {
-	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--sut model|flink|both] [--flink-src DIR] [--no-shrink] [--out DIR] [--progress D] [--format text|json]",
+	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--sut model|flink|both] [--flink-src DIR | --flink-mutant NAME] [--no-shrink] [--out DIR] [--progress D] [--format text|json]",
 		fmt.Sprintf(`Runs the seeds S..S+N-1 (as 'simulate run --seed' would) on W workers and prints a summary:
 outcome counts (ok, known-issue findings only, failed), violations by invariant, known issues
 by name, the share of seeds exercising each feature (sim.Labels), and the replay command of
