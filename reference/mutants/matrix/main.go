@@ -70,7 +70,9 @@ func measure(v model.FlinkVersion, m mutants.Mutant, seeds, workers int) (string
 	failing := 0
 	var first *sim.Outcome
 	cfg := sweep.Config{Seeds: seeds, Workers: workers, Version: v, Steps: sim.DefaultSteps,
-		RunSeed: func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome { return sim.RunSeedWith(seed, v, steps, r) }}
+		RunSeed: func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome {
+			return sim.RunSeedWith(seed, v, steps, r)
+		}}
 	sweep.Run(cfg, func(o *sim.Outcome) bool {
 		if o.Verdict().Failed() {
 			failing++
