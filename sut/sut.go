@@ -174,7 +174,7 @@ func (r *Reference) flink(in model.AssignmentInput) (*assigncase.Answer, error) 
 	}
 	a, err := assigncase.ReadAnswer(raw)
 	if err != nil {
-		return nil, fmt.Errorf("Flink's answer does not read: %v", err)
+		return nil, fmt.Errorf("the answer of Flink's classes does not read: %v", err)
 	}
 	return a, nil
 }
