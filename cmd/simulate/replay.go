@@ -33,6 +33,9 @@ invariant held (known-issue findings allowed), 1 a violation, 2 a missing or mal
 	if err := checkFormat(*format); err != nil {
 		return e.failf("replay", "%v", err)
 	}
+	if err := sf.check(); err != nil {
+		return e.failf("replay", "%v", err)
+	}
 	if len(pos) != 1 {
 		return e.failf("replay", "want exactly one scenario FILE, got %d arguments", len(pos))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
@@ -46,6 +47,14 @@ func mutantNames() []string {
 		out = append(out, m.Name)
 	}
 	return out
+}
+
+// check checks --sut's value alone (before a scenario file names the version).
+func (f sutFlags) check() error {
+	if !slices.Contains(sut.Names(), *f.sut) {
+		return fmt.Errorf("--sut %s: unknown system under test %q (want %s)", *f.sut, *f.sut, strings.Join(sut.Names(), ", "))
+	}
+	return nil
 }
 
 // assigners resolves --sut for the versions: nil for the model, else a system under test per
