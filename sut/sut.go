@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/restoresim/restoresim/assigncase"
 	"github.com/restoresim/restoresim/model"
@@ -64,6 +65,12 @@ func New(name string, v model.FlinkVersion, opt Options) (*Reference, error) {
 	return &Reference{name: name, v: v, opt: opt, idle: make(chan *reference.JVM, max(opt.Workers, 1))}, nil
 }
 
+// caseTimeout bounds one restore's answer. The reference's default (60 s) is for a JVM that
+// hangs; a sweep's largest restores (parallelism 1,000 and more, 700-way UNION state) on a
+// loaded machine took longer, and each timeout restarted the JVM, whose next answers paid its
+// start and warm-up again.
+const caseTimeout = 10 * time.Minute
+
 // Reference is Flink's classes as the system under test (name "flink"), or Flink's classes
 // checked against the model on every restore (name "both": any difference is a violation
 // sim.InvReference, and the world goes on with Flink's answer). It is safe for concurrent use:
@@ -95,7 +102,7 @@ func (r *Reference) take() (*reference.JVM, error) {
 		return j, nil
 	default:
 	}
-	j, err := reference.Start(r.v, reference.Options{FlinkSrc: r.opt.FlinkSrc, CacheDir: r.opt.CacheDir})
+	j, err := reference.Start(r.v, reference.Options{FlinkSrc: r.opt.FlinkSrc, CacheDir: r.opt.CacheDir, Timeout: caseTimeout})
 	if err != nil {
 		return nil, err
 	}
