@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK  = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test short race soak bench bench-fixed bench-replay production lint mutants rewrite plots reference-deps differential
+.PHONY: help build test short race soak bench bench-fixed bench-replay production lint mutants flink-mutants rewrite plots reference-deps differential
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -48,6 +48,9 @@ lint:            ## gofmt, go vet, staticcheck
 
 mutants:         ## the properties, the planner tests and the scenarios against every known-bug mutant: the kill matrix
 	$(GO) run ./model/internal/mutant/driver
+
+flink-mutants:   ## the injected Flink bugs (reference/mutants) against 'sweep --sut flink': the kill matrix of docs/properties.md (SEEDS=1500)
+	$(GO) run ./reference/mutants/matrix -seeds $(or $(SEEDS),1500)
 
 rewrite:         ## regenerate scenario golden output (review the diff!)
 	$(GO) test ./scenarios -rewrite

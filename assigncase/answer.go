@@ -64,6 +64,24 @@ func DecodeAnswer(data []byte) (*Answer, error) {
 	return a, nil
 }
 
+// ReadAnswer reads one answer as DecodeAnswer does, but with encoding/json alone (unknown
+// fields ignored, no check of the shape beyond the types): for answers the project's own
+// reference printed, many times faster on the large ones.
+func ReadAnswer(data []byte) (*Answer, error) {
+	var j answerJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, err
+	}
+	if (j.Vertices == nil) == (j.Error == nil) {
+		return nil, errors.New(`the object: want "vertices" or "error" (one of them)`)
+	}
+	a := &Answer{Error: j.Error}
+	if j.Vertices != nil {
+		a.Vertices = *j.Vertices
+	}
+	return a, nil
+}
+
 // Refusal is a refused restore. The model's refusals carry Kind and Operators; the answers of
 // Flink's classes carry At (the top stack frame) instead.
 type Refusal struct {

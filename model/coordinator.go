@@ -139,6 +139,10 @@ type Coordinator struct {
 	// configuration. Only master's RestoreInitialCheckpointIfPresent reads it (FLINK-39513);
 	// every release passes allowNonRestoredState false there.
 	IgnoreUnclaimedState bool
+	// Assign, when set, assigns the restored checkpoint's state in place of AssignStates: the
+	// seam through which a simulation hands the assignment to another implementation of
+	// StateAssignmentOperation (Flink's own classes). nil is AssignStates.
+	Assign func(AssignmentInput) (*Assignment, error)
 }
 
 // NewCoordinator returns a coordinator of version v whose store retains numRetained checkpoints,
@@ -362,13 +366,21 @@ func (c *Coordinator) restoreLatest118(vertices []JobVertex, flags RestoreFlags)
 			return nil, err
 		}
 	}
-	a, err := AssignStates(AssignmentInput{Version: c.Version, CheckpointID: latest.CheckpointID, Vertices: vertices,
+	a, err := c.assign(AssignmentInput{Version: c.Version, CheckpointID: latest.CheckpointID, Vertices: vertices,
 		Operators: ops, AllowNonRestoredState: flags.AllowNonRestoredState})
 	if err != nil {
 		return nil, err
 	}
 	res.Checkpoint, res.Assignment = latest, a
 	return res, nil
+}
+
+// assign is c.Assign, or AssignStates when it is nil.
+func (c *Coordinator) assign(in AssignmentInput) (*Assignment, error) {
+	if c.Assign != nil {
+		return c.Assign(in)
+	}
+	return AssignStates(in)
 }
 
 // withoutInFlightData models OperatorState.copyAndDiscardInFlightData for every operator state.
@@ -408,7 +420,7 @@ func (c *Coordinator) restoreLatest1101(vertices []JobVertex, errorIfNoCheckpoin
 		}
 		return res, nil
 	}
-	a, err := AssignStates(AssignmentInput{Version: Flink1101, CheckpointID: latest.CheckpointID, Vertices: vertices,
+	a, err := c.assign(AssignmentInput{Version: Flink1101, CheckpointID: latest.CheckpointID, Vertices: vertices,
 		Operators: latest.Operators, AllowNonRestoredState: allowNonRestoredState})
 	if err != nil {
 		return nil, err

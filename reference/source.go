@@ -286,3 +286,50 @@ func writeFile(p string, b []byte) error {
 	}
 	return os.WriteFile(p, b, 0o644)
 }
+
+// ExtractTree writes the Flink source tree of a version's archive (the Java files of the
+// modules the reference compiles, at their paths in Flink's repository, unmodified) under dst,
+// so that FindSource(v, dst) takes it as a checkout: a scratch copy to patch (package
+// reference/mutants). A Source that is a directory already is refused.
+func ExtractTree(src Source, dst string) error {
+	f, err := os.Open(src.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		return fmt.Errorf("%s is not an archive", src.Path)
+	}
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.Path, err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Path, err)
+		}
+		if hdr.Typeflag != tar.TypeReg || !strings.HasSuffix(hdr.Name, ".java") {
+			continue
+		}
+		i := strings.Index(hdr.Name, "/src/main/java/")
+		if i < 0 || !inModules(hdr.Name[:i]) {
+			continue
+		}
+		name := strings.TrimPrefix(hdr.Name, "./")
+		if strings.Contains(name, "..") {
+			return fmt.Errorf("%s: bad entry %q", src.Path, hdr.Name)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Path, err)
+		}
+		if err := writeFile(filepath.Join(dst, filepath.FromSlash(name)), b); err != nil {
+			return err
+		}
+	}
+}

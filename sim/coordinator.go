@@ -41,6 +41,13 @@ func newCoordinator(v model.FlinkVersion, retained int) *coordinator {
 	return &coordinator{Coordinator: c}
 }
 
+// newCoordinator is newCoordinator for the world's system under test.
+func (w *World) newCoordinator() *coordinator {
+	c := newCoordinator(w.plan.Version, w.retained)
+	c.Assign = w.assignWith()
+	return c
+}
+
 func (c *coordinator) nextID() int64 { return c.Counter.GetAndIncrement() }
 
 func checkpointProperties(savepoint bool) model.CheckpointProperties {

@@ -468,6 +468,9 @@ type Plan struct {
 	Version model.FlinkVersion
 	Job     Job
 	Steps   []Step
+	// SUT is the system under test every restore's assignment comes from; nil is the model.
+	// It is no part of the scenario text: a replay names it again.
+	SUT Assigner
 }
 
 // String renders the job in scenario syntax.

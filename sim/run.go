@@ -72,6 +72,8 @@ type World struct {
 	// tainted is the first known issue that corrupted the run's state; later violations are
 	// reported as its consequences ("after …"), not as new failures.
 	tainted string
+	// at is the index of the step being run (a violation the system under test reports is its).
+	at int
 
 	// Local recovery: per slot, the TaskManager's local copies; useLocal during failovers.
 	local    map[slot]localStore
@@ -129,12 +131,16 @@ func newWorld(p Plan) *World {
 	w := &World{plan: p, job: p.Job, fs: newMemFS(p.Version), facts: map[int64]snapshotFacts{}, base: map[int]int64{},
 		damagedCkpt: map[int64]bool{}, faultDeleted: map[string]bool{}, noClaim: map[string]snapshotFacts{}, live: newLiveness()}
 	w.retained = model.DefaultNumRetainedCheckpoints
-	w.co = newCoordinator(p.Version, w.retained)
+	w.co = w.newCoordinator()
 	w.store = w.newStore()
 	w.startFresh()
 	w.startScheduler()
 	w.checkFreshMaxPar(0)
-	w.tracef("%s -> started %s", p.Job, w.running())
+	if p.SUT != nil { // the trace names a system under test other than the model
+		w.tracef("%s -> started %s (sut %s)", p.Job, w.running(), p.sutName())
+	} else {
+		w.tracef("%s -> started %s", p.Job, w.running())
+	}
 	return w
 }
 
@@ -283,6 +289,7 @@ func (w *World) currentOffsets() map[int]int64 {
 }
 
 func (w *World) step(i int, s Step) {
+	w.at = i
 	for _, t := range w.src {
 		t.unionReceived = nil
 	}

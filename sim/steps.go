@@ -503,7 +503,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 	w.epoch++
 	w.job = j
 	w.startScheduler()
-	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.co = w.newCoordinator()
 	w.store = w.newStore()
 	exp := expectRestore(w.plan.Version, f.shape, j, allowNonRestored)
 	if k := exp.knownIssue(w.plan.Version); k != "" {
@@ -721,7 +721,7 @@ func (w *World) resubmitFresh(step int) string {
 	w.inPlace = false // a new job, with a scheduler of its own
 	w.clearLocal()
 	w.leaveBehind()
-	w.co = newCoordinator(w.plan.Version, w.retained)
+	w.co = w.newCoordinator()
 	w.store = w.newStore()
 	w.startFresh()
 	w.startScheduler()
@@ -738,7 +738,7 @@ func (w *World) resubmitFresh(step int) string {
 // with allowNonRestoredState off (restoreInitialCheckpointIfPresent).
 func (w *World) jmFailover(step int) string {
 	old := w.co
-	co := newCoordinator(w.plan.Version, w.retained)
+	co := w.newCoordinator()
 	co.Counter = old.Counter
 	co.mode = old.mode
 	w.store.Recover(w.retained)

@@ -174,10 +174,17 @@ func panicDetail(r any, place string) string {
 // generator is a failed outcome too, with the plan's seed and version only and the detail
 // "generate: …".
 func RunSeed(seed uint64, v model.FlinkVersion, steps int) Outcome {
+	return RunSeedWith(seed, v, steps, nil)
+}
+
+// RunSeedWith is RunSeed with the system under test sut (nil: the model): the plan is the
+// seed's, whatever the system under test.
+func RunSeedWith(seed uint64, v model.FlinkVersion, steps int, sut Assigner) Outcome {
 	p, failed := generateSafe(seed, v, steps)
 	if failed != nil {
 		return *failed
 	}
+	p.SUT = sut
 	return RunSafe(p)
 }
 

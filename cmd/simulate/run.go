@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/reference/mutants"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
+	"github.com/restoresim/restoresim/sut"
 )
 
 func init() {
@@ -23,6 +27,84 @@ type commonFlags struct {
 	format *string
 	// noShrink turns shrinking failing seeds off (sim.ShrinkOutcome).
 	noShrink *bool
+	sutFlags
+}
+
+// sutFlags choose the system under test: --sut and --flink-src (run, sweep, replay).
+type sutFlags struct {
+	sut, flinkSrc, mutant *string
+}
+
+func addSUTFlags(fs *cliflags.Set) sutFlags {
+	return sutFlags{
+		sut:      fs.String("sut", sut.Model, "the system under test `S` every restore's assignment comes from: model, flink (Flink's own classes, through the reference) or both (each restore asked of both; a difference is a violation 'reference')"),
+		flinkSrc: fs.String("flink-src", "", "with --sut flink|both: the Flink source tree `DIR` to compile (a checkout, or an extracted archive; default $RESTORESIM_FLINK_SRC, else the version's archive in shared/flink-src)"),
+		mutant:   fs.String("flink-mutant", "", "with --sut flink|both: run the version's archive with the injected Flink bug `NAME` (reference/mutants: "+strings.Join(mutantNames(), ", ")+")"),
+	}
+}
+
+func mutantNames() []string {
+	var out []string
+	for _, m := range mutants.All() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// check checks --sut's value alone (before a scenario file names the version).
+func (f sutFlags) check() error {
+	if !slices.Contains(sut.Names(), *f.sut) {
+		return fmt.Errorf("--sut %s: unknown system under test %q (want %s)", *f.sut, *f.sut, strings.Join(sut.Names(), ", "))
+	}
+	return nil
+}
+
+// assigners resolves --sut for the versions: nil for the model, else a system under test per
+// version with up to workers JVMs each, and the function that stops them.
+func (f sutFlags) assigners(vs []model.FlinkVersion, workers int) (map[model.FlinkVersion]sim.Assigner, func(), error) {
+	if *f.sut == sut.Model {
+		if *f.flinkSrc != "" || *f.mutant != "" {
+			return nil, nil, fmt.Errorf("--flink-src and --flink-mutant need --sut flink or both")
+		}
+		return nil, func() {}, nil
+	}
+	if *f.flinkSrc != "" && *f.mutant != "" {
+		return nil, nil, fmt.Errorf("--flink-mutant patches a version's archive: it takes no --flink-src")
+	}
+	var mutant mutants.Mutant
+	if *f.mutant != "" {
+		m, err := mutants.ByName(*f.mutant)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--flink-mutant: %v (want one of %s)", err, strings.Join(mutantNames(), ", "))
+		}
+		mutant = m
+	}
+	out := map[model.FlinkVersion]sim.Assigner{}
+	var refs []*sut.Reference
+	stop := func() {
+		for _, r := range refs {
+			_ = r.Close()
+		}
+	}
+	for _, v := range vs {
+		opt := sut.Options{FlinkSrc: *f.flinkSrc, Workers: workers}
+		if mutant.Name != "" {
+			dir, err := mutants.Tree(v, mutant, "")
+			if err != nil {
+				stop()
+				return nil, nil, fmt.Errorf("--flink-mutant %s: %v", mutant.Name, err)
+			}
+			opt.FlinkSrc, opt.Mutant = dir, mutant.Name
+		}
+		r, err := sut.New(*f.sut, v, opt)
+		if err != nil {
+			stop()
+			return nil, nil, fmt.Errorf("--sut %s: %v", *f.sut, err)
+		}
+		refs = append(refs, r)
+		out[v] = r
+	}
+	return out, stop, nil
 }
 
 func addCommonFlags(fs *cliflags.Set) *commonFlags {
@@ -32,6 +114,7 @@ func addCommonFlags(fs *cliflags.Set) *commonFlags {
 	fs.Var(&c.steps, "steps", fmt.Sprintf("the number of steps `K` per plan (1..%d; default %d)", sweep.MaxSteps, sim.DefaultSteps))
 	c.format = fs.String("format", "text", "output format: text or json")
 	c.noShrink = fs.Bool("no-shrink", false, "do not shrink failing seeds to a minimal plan")
+	c.sutFlags = addSUTFlags(fs)
 	return c
 }
 
@@ -70,7 +153,7 @@ func checkFormat(f string) error {
 }
 
 func runRun(e *env, args []string) int {
-	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--no-shrink] [--format text|json]",
+	fs := cliflags.New("run", "run --seed N [--flink V] [--steps K] [--sut model|flink|both] [--flink-src DIR | --flink-mutant NAME] [--no-shrink] [--format text|json]",
 		`Generates the plan of seed N (a job, its state and a schedule of K steps: records,
 checkpoints, savepoints, failures, restarts with rescaling), runs it on the simulated cluster
 and prints the trace: first "seed N flink V", then the job and one line per step in scenario
@@ -104,7 +187,14 @@ result "ok", "known" or "fail".`)
 	if err != nil {
 		return e.failf("run", "%v", err)
 	}
-	return e.report("run", *c.format, seed.V, v, func() sweep.Report { return sweep.NewReport(c.shrink(sim.RunSeed(seed.V, v, steps))) })
+	suts, stop, err := c.assigners([]model.FlinkVersion{v}, 1)
+	if err != nil {
+		return e.failf("run", "%v", err)
+	}
+	defer stop()
+	return e.report("run", *c.format, seed.V, v, func() sweep.Report {
+		return sweep.NewReport(c.shrink(sim.RunSeedWith(seed.V, v, steps, suts[v])))
+	})
 }
 
 // report prints the text header first, so that the seed is on stdout even if the run never

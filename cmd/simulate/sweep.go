@@ -51,7 +51,7 @@ type sweepConfig struct {
 }
 
 func runSweep(e *env, args []string) int {
-	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--no-shrink] [--out DIR] [--progress D] [--format text|json]",
+	fs := cliflags.New("sweep", "sweep [--seeds N] [--start S] [--workers W] [--shard i/n] [--flink V[,V...]] [--fail-on-difference] [--steps K] [--sut model|flink|both] [--flink-src DIR | --flink-mutant NAME] [--no-shrink] [--out DIR] [--progress D] [--format text|json]",
 		fmt.Sprintf(`Runs the seeds S..S+N-1 (as 'simulate run --seed' would) on W workers and prints a summary:
 outcome counts (ok, known-issue findings only, failed), violations by invariant, known issues
 by name, the share of seeds exercising each feature (sim.Labels), and the replay command of
@@ -119,6 +119,27 @@ version, or, with --fail-on-difference, when some seed differs.`, sweep.MaxListe
 		return e.failf("sweep", "--fail-on-difference needs a list of versions (--flink A,B)")
 	}
 	cfg.failOnDiff = *failOnDiff
+	if seeds.Given && (seeds.V < 1 || seeds.V > maxSweepSeeds) {
+		return e.failf("sweep", "--seeds %d is out of range (want 1..%d)", seeds.V, maxSweepSeeds)
+	}
+	if workers.Given && (workers.V < 1 || workers.V > maxWorkers) {
+		return e.failf("sweep", "--workers %d is out of range (want 1..%d)", workers.V, maxWorkers)
+	}
+	nWorkers := cfg.Workers
+	if workers.Given {
+		nWorkers = workers.V
+	}
+	suts, stop, err := c.assigners(versions, nWorkers)
+	if err != nil {
+		return e.failf("sweep", "%v", err)
+	}
+	defer stop()
+	if suts != nil {
+		// The JVMs start once per worker and version, on first use.
+		cfg.RunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome {
+			return sim.RunSeedWith(seed, v, steps, suts[v])
+		}
+	}
 	run := cfg.RunSeed
 	cfg.RunSeed = func(seed uint64, v model.FlinkVersion, steps int) sim.Outcome { return c.shrink(run(seed, v, steps)) }
 	if seeds.Given {

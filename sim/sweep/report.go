@@ -24,7 +24,19 @@ type Report struct {
 
 // NewReport is the report of a generated seed's outcome, reproduced by RunCommand.
 func NewReport(o sim.Outcome) Report {
-	return Report{o, RunCommand(o.Plan.Seed, o.Plan.Version, o.Steps)}
+	return Report{o, RunCommand(o.Plan.Seed, o.Plan.Version, o.Steps) + SUTFlags(o.Plan)}
+}
+
+// SUTFlags are the flags naming a plan's system under test in its replay commands: "" for the
+// model, else " --sut NAME" and what else the SUT names (its Flags method, e.g. --flink-src).
+func SUTFlags(p sim.Plan) string {
+	if p.SUT == nil {
+		return ""
+	}
+	if f, ok := p.SUT.(interface{ Flags() string }); ok {
+		return " " + f.Flags()
+	}
+	return " --sut " + p.SUT.Name()
 }
 
 // RunCommand is the replay command of a generated plan, from the effective configuration
@@ -49,10 +61,10 @@ func Command(args string) string {
 func ReplayCommand(p sim.Plan, path string) string {
 	if len(p.Steps) > 0 {
 		if g, ok := sim.GenerateSafe(p.Seed, p.Version, len(p.Steps)); ok && g.Render() == p.Render() {
-			return RunCommand(p.Seed, p.Version, len(p.Steps))
+			return RunCommand(p.Seed, p.Version, len(p.Steps)) + SUTFlags(p)
 		}
 	}
-	return Command("replay " + quoteShellArg(path))
+	return Command("replay" + SUTFlags(p) + " " + quoteShellArg(path))
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
@@ -181,7 +193,7 @@ func (r *Report) WriteShrunk(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "#\n# Shrunk to %d of %d steps, still failing %s%s.\n", len(m.Plan.Steps), r.Steps, sim.FirstFailure(m.Violations), r.minWhere())
-	fmt.Fprintf(w, "# To reproduce: save the lines below without \"# \" as FILE, then: %s\n", Command("replay FILE"))
+	fmt.Fprintf(w, "# To reproduce: save the lines below without \"# \" as FILE, then: %s\n", Command("replay"+SUTFlags(m.Plan)+" FILE"))
 	for _, l := range strings.SplitAfter(strings.TrimRight(m.Plan.Render(), "\n"), "\n") {
 		fmt.Fprint(w, "# "+l)
 	}
@@ -289,7 +301,7 @@ func (r *Report) FailureFile(dir string) (name string, data []byte) {
 	name = fmt.Sprintf("seed-%d-flink-%s-steps-%d.txt", r.Plan.Seed, r.Plan.Version, r.Steps)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps).\n", r.Plan.Seed, r.Plan.Version, r.Steps)
-	fmt.Fprintf(&b, "# To reproduce: %s   (or: %s)\n#\n", r.Replay, Command("replay "+quoteShellArg(path.Join(dir, name))))
+	fmt.Fprintf(&b, "# To reproduce: %s   (or: %s)\n#\n", r.Replay, Command("replay"+SUTFlags(r.Plan)+" "+quoteShellArg(path.Join(dir, name))))
 	for _, l := range strings.SplitAfter(strings.TrimRight(r.Text(), "\n"), "\n") {
 		b.WriteString("# " + l)
 	}
@@ -307,7 +319,7 @@ func (r *Report) MinFile(dir string) (name string, data []byte, ok bool) {
 		return "", nil, false
 	}
 	name = fmt.Sprintf("seed-%d-flink-%s-steps-%d-min.txt", r.Plan.Seed, r.Plan.Version, r.Steps)
-	m := Report{Outcome: *r.Min, Replay: Command("replay " + quoteShellArg(path.Join(dir, name)))}
+	m := Report{Outcome: *r.Min, Replay: Command("replay" + SUTFlags(r.Min.Plan) + " " + quoteShellArg(path.Join(dir, name)))}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# simulate sweep: seed %d failed (flink %s, %d steps); shrunk to %s, still failing %s.\n", r.Plan.Seed, r.Plan.Version, r.Steps, countNoun(len(m.Plan.Steps), "step"), sim.FirstFailure(m.Violations))
 	fmt.Fprintf(&b, "# The original: %s\n#\n", r.Replay)
