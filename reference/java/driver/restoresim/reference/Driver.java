@@ -12,7 +12,8 @@ import java.util.Map;
  * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}}, the pure pieces of Pure.java,
  * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java),
  * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java),
- * {"op":"uid_hash","graphs":[...]} (Hasher.java). Anything the
+ * {"op":"uid_hash","graphs":[...]} (Hasher.java), {"op":"registry","steps":[...]}
+ * (Registry.java). Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -68,6 +69,9 @@ public final class Driver {
         }
         if ("uid_hash".equals(op)) {
             return Hasher.uidHash(req);
+        }
+        if ("registry".equals(op)) {
+            return Registry.run(req);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }
