@@ -92,8 +92,8 @@ type SharedStateKey string
 
 // SharedHandle is a StreamStateHandle as the shared-state registry sees it: a real stream, a
 // PlaceholderStreamStateHandle, or (modern) the EmptyDiscardStateObjectForRegister marker.
-// Handles compare with ==, as Flink's equals compares path and size; a placeholder never equals
-// a real stream.
+// Handles compare as Flink's equals compares them (sameAs): by path or handle name and kind,
+// not by size; a placeholder never equals a real stream.
 type SharedHandle struct {
 	// Stream is the stream (for a placeholder: the stream it stands for).
 	Stream StreamHandle
@@ -103,6 +103,16 @@ type SharedHandle struct {
 	// Marker, when not empty, makes this the EmptyDiscardStateObjectForRegister of the keyed
 	// state handle with this StateHandleID (modern). Discarding it deletes nothing.
 	Marker string
+}
+
+// sameAs models Objects.equals(registered, offered) in registerReference: FileStateHandle and
+// ByteStreamStateHandle compare their path or handle name only (not the size), so the same file
+// offered with another size is the same stream (differential.TestRegistryAgainstFlink). The
+// model keeps the kinds apart (a file never equals an in-memory handle, as in Flink; a
+// RelativeFileStateHandle only equals another, as when both handles are relative).
+func (h SharedHandle) sameAs(o SharedHandle) bool {
+	return h.Placeholder == o.Placeholder && h.Marker == o.Marker && h.Stream.Path == o.Stream.Path &&
+		h.Stream.InMemory == o.Stream.InMemory && h.Stream.Relative == o.Stream.Relative
 }
 
 // discardable reports whether discarding h deletes a file (scheduleAsyncDelete skips
@@ -247,7 +257,8 @@ func (r *SharedStateRegistry) Entry(key SharedStateKey) (SharedStateEntry, bool)
 //   - unknown key: a placeholder fails with *UnknownSharedStateError; anything else becomes a
 //     new entry created and last used by checkpointID (preventDiscarding is not applied to a new
 //     entry, as in Flink);
-//   - known key: an equal handle or a placeholder is accepted; a handle offered under the key of
+//   - known key: an equal handle (sameAs: the same path, whatever its size) or a placeholder is
+//     accepted, and the registered handle is kept; a handle offered under the key of
 //     a marker replaces the marker (changelog case); anything else fails with
 //     *UnequalSharedStateError. Then the last use advances to checkpointID (never backwards) and
 //     preventDiscarding, if true, sets the entry's flag for good.
@@ -268,7 +279,7 @@ func (r *SharedStateRegistry) RegisterReference(key SharedStateKey, h SharedHand
 		return h, nil
 	}
 	switch {
-	case e.handle == h, h.Placeholder:
+	case e.handle.sameAs(h), h.Placeholder:
 	case e.handle.Marker != "":
 		e.handle = h
 	default:

@@ -104,8 +104,10 @@ func (m *DistributionMode) UnmarshalText(b []byte) error {
 }
 
 // StreamHandle identifies the bytes behind a state handle (Flink's StreamStateHandle: a
-// FileStateHandle, RelativeFileStateHandle or ByteStreamStateHandle). Two handles are the same
-// stream iff they are equal (==), as Flink's equals compares path (or name) and size.
+// FileStateHandle, RelativeFileStateHandle or ByteStreamStateHandle). The model takes two
+// handles for the same stream iff they are equal (==); Flink's equals compares the path (or
+// name) only, not the size, which is what the shared-state registry compares
+// (SharedHandle.sameAs).
 type StreamHandle struct {
 	// Path is the file path (absolute, or relative to the checkpoint directory when Relative),
 	// or the handle name of an in-memory ByteStreamStateHandle.

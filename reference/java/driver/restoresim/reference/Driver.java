@@ -10,8 +10,10 @@ import java.util.Map;
 /**
  * restoresim's reference driver: one request a line on stdin, one answer a line on stdout, in the
  * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}}, the pure pieces of Pure.java,
- * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java) and
- * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java). Anything the
+ * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java),
+ * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java),
+ * {"op":"uid_hash","graphs":[...]} (Hasher.java), {"op":"registry","steps":[...]}
+ * (Registry.java). Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -68,6 +70,12 @@ public final class Driver {
         }
         if ("load_and_validate".equals(op)) {
             return Validate.run(req);
+        }
+        if ("uid_hash".equals(op)) {
+            return Hasher.uidHash(req);
+        }
+        if ("registry".equals(op)) {
+            return Registry.run(req);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }
