@@ -477,7 +477,9 @@ func KindOf(r *Refusal) string {
 		return KindInput
 	}
 	for _, k := range flinkKinds {
-		if (k.class == "" || k.class == r.Class) && strings.Contains(r.Message, k.text) {
+		// The model words some messages in lower case ("cannot recover from …"), Flink in
+		// sentence case: the texts match either way.
+		if (k.class == "" || k.class == r.Class) && strings.Contains(strings.ToLower(r.Message), strings.ToLower(k.text)) {
 			return string(k.check)
 		}
 	}

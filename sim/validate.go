@@ -86,8 +86,8 @@ func (j Job) checkFields() error {
 		return fmt.Errorf("key type %d: want int, long, string or row", j.KeyType)
 	case keyDistNames[j.KeyDist] == "":
 		return fmt.Errorf("key distribution %d: want uniform, zipf, hot or sequential", j.KeyDist)
-	case j.KeyValues != PlainKeys && j.KeyValues != ExtremeKeys:
-		return fmt.Errorf("key values %d: want plain or extreme", j.KeyValues)
+	case j.KeyValues != PlainKeys && j.KeyValues != ExtremeKeys && j.KeyValues != MinHashKeys:
+		return fmt.Errorf("key values %d: want plain, extreme or min-hash", j.KeyValues)
 	case j.NumKeys < 1 || j.NumKeys > maxKeys:
 		return fmt.Errorf("key count %d: want 1..%d", j.NumKeys, maxKeys)
 	case j.Splits < 1 || j.Splits > maxSplits:
