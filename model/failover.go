@@ -455,13 +455,19 @@ func (t *FailoverTopology) AppendRegionsToRestart(dst []ExecutionVertexID, faile
 		}
 	}
 	out := slices.Grow(dst, n)
-	for sub := range t.n {
-		if !visited[t.regionOf[sub]] {
-			continue
+	for v, base := range t.base { // (the dense order is (vertex, subtask) order)
+		end := t.n
+		if v+1 < len(t.base) {
+			end = t.base[v+1]
 		}
-		id := t.id(sub)
-		if !st.Created[id] {
-			out = append(out, id)
+		for sub := base; sub < end; sub++ {
+			if !visited[t.regionOf[sub]] {
+				continue
+			}
+			id := ExecutionVertexID{Vertex: v, Subtask: sub - base}
+			if len(st.Created) == 0 || !st.Created[id] {
+				out = append(out, id)
+			}
 		}
 	}
 	return out, nil
