@@ -16,7 +16,8 @@ type World struct {
 	job  Job // the running job's configuration (changes on restart)
 	fs   *memFS
 
-	hashes oracleHashes // the oracle's hash of each key checked (oracle.go)
+	hashes    oracleHashes // the oracle's hash of each key checked (oracle.go)
+	keyHashes rowKeyHashes // the world's hash of each row key restored (restore.go)
 
 	epoch     int // job instance: a restart submits a new job (a new job ID and directory)
 	src       []*sourceTask
