@@ -357,20 +357,18 @@ func expectedRestartSet(j Job, failed []slot) map[slot]bool {
 	return reached
 }
 
-// oracleHashes remembers the oracle's hash of each key the world has asked it about (a key's
-// hash depends on its type and text only): checkKeyed routes every held key after every step,
-// and the hash of a row key decodes its JSON. The key group and the owner are the oracle's,
-// computed anew each time, as oracle.Route computes them.
-type oracleHashes map[oracleHashKey]int32
+// oracleHashes remembers the oracle's hash of each row key the world has asked it about (a
+// key's hash depends on its text only): checkKeyed routes every held key after every step, and
+// the hash of a row key decodes its JSON (the other key types' hashes cost less than a lookup).
+// The key group and the owner are the oracle's, computed anew each time, as oracle.Route does.
+type oracleHashes map[string]int32
 
-type oracleHashKey struct {
-	t   oracle.KeyType
-	key string
-}
-
-// route is oracle.Route with the hash remembered (an error is not: it is asked again).
+// route is oracle.Route with a row key's hash remembered (an error is not: it is asked again).
 func (c *oracleHashes) route(t oracle.KeyType, key string, maxPar, p int) (kg, subtask int, err error) {
-	h, ok := (*c)[oracleHashKey{t, key}]
+	if t != oracle.Row {
+		return oracle.Route(t, key, maxPar, p)
+	}
+	h, ok := (*c)[key]
 	if !ok {
 		if h, err = oracle.HashCode(t, key); err != nil {
 			return 0, 0, err
@@ -378,7 +376,7 @@ func (c *oracleHashes) route(t oracle.KeyType, key string, maxPar, p int) (kg, s
 		if *c == nil {
 			*c = oracleHashes{}
 		}
-		(*c)[oracleHashKey{t, key}] = h
+		(*c)[key] = h
 	}
 	kg = oracle.KeyGroup(h, maxPar)
 	return kg, oracle.Owner(kg, maxPar, p), nil
