@@ -399,9 +399,20 @@ type FailoverState struct {
 // every region consuming a partition an involved region produces. The result lists, in
 // (vertex, subtask) order, all subtasks of the involved regions except those still CREATED.
 func (t *FailoverTopology) RegionsToRestart(failed ExecutionVertexID, st FailoverState) ([]ExecutionVertexID, error) {
+	out, err := t.AppendRegionsToRestart(nil, failed, st)
+	if len(out) == 0 {
+		return nil, err
+	}
+	return out, err
+}
+
+// AppendRegionsToRestart is RegionsToRestart appending its answer to dst (whose length it
+// returns unchanged, with err, when failed is no subtask of the topology): a caller asking for
+// many failures reuses one buffer.
+func (t *FailoverTopology) AppendRegionsToRestart(dst []ExecutionVertexID, failed ExecutionVertexID, st FailoverState) ([]ExecutionVertexID, error) {
 	s, ok := t.dense(failed)
 	if !ok {
-		return nil, fmt.Errorf("%w %d of vertex %d", ErrNoFailoverRegion, failed.Subtask, failed.Vertex)
+		return dst, fmt.Errorf("%w %d of vertex %d", ErrNoFailoverRegion, failed.Subtask, failed.Vertex)
 	}
 	available := func(p partRef) bool {
 		if st.FailedPartition != nil && *st.FailedPartition == (ResultPartitionID{p.edge, p.partition}) {
@@ -443,21 +454,21 @@ func (t *FailoverTopology) RegionsToRestart(failed ExecutionVertexID, st Failove
 			n++
 		}
 	}
-	var out []ExecutionVertexID
-	if n > 0 {
-		out = make([]ExecutionVertexID, 0, n)
-	}
-	for sub := range t.n {
-		if !visited[t.regionOf[sub]] {
-			continue
+	out := slices.Grow(dst, n)
+	for v, base := range t.base { // (the dense order is (vertex, subtask) order)
+		end := t.n
+		if v+1 < len(t.base) {
+			end = t.base[v+1]
 		}
-		id := t.id(sub)
-		if !st.Created[id] {
-			out = append(out, id)
+		for sub := base; sub < end; sub++ {
+			if !visited[t.regionOf[sub]] {
+				continue
+			}
+			id := ExecutionVertexID{Vertex: v, Subtask: sub - base}
+			if len(st.Created) == 0 || !st.Created[id] {
+				out = append(out, id)
+			}
 		}
-	}
-	if len(out) == 0 {
-		return nil, nil
 	}
 	return out, nil
 }

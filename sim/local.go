@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/restoresim/restoresim/model"
@@ -21,12 +22,16 @@ type localStore map[int64]*model.TaskLocalSnapshot
 // the state with handles to the copies (Flink's local state: a secondary copy, same ranges and
 // offsets, local file paths).
 func (w *World) copyLocal(st *model.OperatorSubtaskState, tm int, id int64) model.OperatorSubtaskState {
+	dir := "" // (the local directory, once)
 	cp := func(h model.StreamHandle) model.StreamHandle {
 		f, ok := w.fs.files[h.Path]
 		if !ok {
 			return h
 		}
-		local := w.localDir(tm, id) + "/" + strings.TrimPrefix(h.Path, "file:/")
+		if dir == "" {
+			dir = w.localDir(tm, id) + "/"
+		}
+		local := dir + strings.TrimPrefix(h.Path, "file:/")
 		w.fs.load(f)
 		w.fs.put(local, f.content, f.size)
 		return model.StreamHandle{Path: local, Size: h.Size}
@@ -136,7 +141,7 @@ func (w *World) confirmLocal(id int64) {
 
 // localDir is TaskManager tm's local directory for checkpoint id of the running job.
 func (w *World) localDir(tm int, id int64) string {
-	return fmt.Sprintf("local/tm-%d/job-%d/chk-%d", tm, w.epoch, id)
+	return "local/tm-" + strconv.Itoa(tm) + "/job-" + strconv.Itoa(w.epoch) + "/chk-" + strconv.FormatInt(id, 10)
 }
 
 // loseTM deletes every local copy TaskManager tm held.

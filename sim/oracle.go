@@ -231,7 +231,7 @@ func differ[K comparable, V comparable](a, b map[K]V) bool {
 // vertex): every key once, on the subtask owning its key group at maxPar, with the expected
 // (sum, count) — the count only when counts are kept (raw keyed state).
 func (w *World) checkKeyed(step int, prefix string, tasks []*keyedTask, maxPar int, exp map[string][2]int64, counts bool) {
-	if keyedAsExpected(tasks, maxPar, exp, counts) {
+	if w.hashes.keyedAsExpected(tasks, maxPar, exp, counts) {
 		return
 	}
 	owner := map[string]int{}
@@ -247,7 +247,7 @@ func (w *World) checkKeyed(step int, prefix string, tasks []*keyedTask, maxPar i
 				reported++
 			}
 			owner[k] = i
-			kg, want, err := oracle.Route(oracleKeyType(t.keyType), k, maxPar, len(tasks))
+			kg, want, err := w.hashes.route(oracleKeyType(t.keyType), k, maxPar, len(tasks))
 			switch {
 			case err != nil:
 				if reported < 3 {
@@ -275,13 +275,13 @@ func (w *World) checkKeyed(step int, prefix string, tasks []*keyedTask, maxPar i
 // keyedAsExpected reports whether checkKeyed finds nothing: every key held is on the subtask
 // the oracle routes it to (so on one subtask only) with its expected (sum, count), and as many
 // keys are held as expected. It visits keys in map order, which only the reporting needs sorted.
-func keyedAsExpected(tasks []*keyedTask, maxPar int, exp map[string][2]int64, counts bool) bool {
+func (c *oracleHashes) keyedAsExpected(tasks []*keyedTask, maxPar int, exp map[string][2]int64, counts bool) bool {
 	held := 0
 	for i, t := range tasks {
 		kt := oracleKeyType(t.keyType)
 		for k, e := range t.values {
 			held++
-			if _, want, err := oracle.Route(kt, k, maxPar, len(tasks)); err != nil || want != i {
+			if _, want, err := c.route(kt, k, maxPar, len(tasks)); err != nil || want != i {
 				return false
 			}
 			x, ok := exp[k]
@@ -355,4 +355,29 @@ func expectedRestartSet(j Job, failed []slot) map[slot]bool {
 		}
 	}
 	return reached
+}
+
+// oracleHashes remembers the oracle's hash of each row key the world has asked it about (a
+// key's hash depends on its text only): checkKeyed routes every held key after every step, and
+// the hash of a row key decodes its JSON (the other key types' hashes cost less than a lookup).
+// The key group and the owner are the oracle's, computed anew each time, as oracle.Route does.
+type oracleHashes map[string]int32
+
+// route is oracle.Route with a row key's hash remembered (an error is not: it is asked again).
+func (c *oracleHashes) route(t oracle.KeyType, key string, maxPar, p int) (kg, subtask int, err error) {
+	if t != oracle.Row {
+		return oracle.Route(t, key, maxPar, p)
+	}
+	h, ok := (*c)[key]
+	if !ok {
+		if h, err = oracle.HashCode(t, key); err != nil {
+			return 0, 0, err
+		}
+		if *c == nil {
+			*c = oracleHashes{}
+		}
+		(*c)[key] = h
+	}
+	kg = oracle.KeyGroup(h, maxPar)
+	return kg, oracle.Owner(kg, maxPar, p), nil
 }

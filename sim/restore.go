@@ -37,6 +37,26 @@ func hashOfKey(t KeyType, s string) int32 {
 	}
 }
 
+// rowKeyHashes remembers hashOfKey of the row keys restored (a row key's hash decodes its JSON;
+// the other key types' hashes cost less than a lookup): a restore rehashes every key it reads.
+type rowKeyHashes map[string]int32
+
+// of is hashOfKey(t, s), remembered for row keys.
+func (c *rowKeyHashes) of(t KeyType, s string) int32 {
+	if t != KeyRow {
+		return hashOfKey(t, s)
+	}
+	h, ok := (*c)[s]
+	if !ok {
+		h = hashOfKey(t, s)
+		if *c == nil {
+			*c = rowKeyHashes{}
+		}
+		(*c)[s] = h
+	}
+	return h
+}
+
 // applyAssignment rebuilds the running job's subtasks from the model's assignment, reading
 // every handle a subtask received from the storage, as the tasks' state backends would: per state
 // kind, the alternatives the model prioritizes (a TaskManager's local copy first, when approved;
@@ -370,7 +390,7 @@ func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw
 				fresh = make([]entry, len(entries)-i)
 			}
 			x, fresh = &fresh[0], fresh[1:]
-			x.hash = hashOfKey(t.keyType, e.Key)
+			x.hash = w.keyHashes.of(t.keyType, e.Key)
 			t.values[e.Key] = x
 		} else if x.stamp == t.restores {
 			return fmt.Errorf("key %q (key group %d) restored twice on subtask %d", e.Key, e.KeyGroup, t.index)

@@ -16,6 +16,9 @@ type World struct {
 	job  Job // the running job's configuration (changes on restart)
 	fs   *memFS
 
+	hashes    oracleHashes // the oracle's hash of each key checked (oracle.go)
+	keyHashes rowKeyHashes // the world's hash of each row key restored (restore.go)
+
 	epoch int // job instance: a restart submits a new job (a new job ID and directory)
 	// gateProbed: the version gate was checked on a savepoint of this run (probeVersions).
 	gateProbed bool
@@ -42,7 +45,7 @@ type World struct {
 	// noClaim holds, by directory, the snapshots a job was restored from in NO_CLAIM mode (and
 	// none claimed since): no job may delete their files.
 	noClaim map[string]snapshotFacts
-	// noClaimChecked is what checkNoClaimFiles last saw: the count of deleted files, and whether
+	// noClaimChecked is what checkNoClaimFiles last saw: the count of deleted watched files (memFS.watch), and whether
 	// a snapshot was added to noClaim since (only a deletion or a new snapshot can fail it).
 	noClaimChecked struct {
 		removed uint64

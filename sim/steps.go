@@ -154,8 +154,10 @@ func (w *World) failover(step int, failed []slot) string {
 	// TaskManager's loss fails hundreds of subtasks of one region, and a map assignment for
 	// every subtask of every answer cost more than the answers.
 	marked := make([][]bool, len(present))
+	var ids []model.ExecutionVertexID // (one buffer for every answer)
 	for _, f := range failed {
-		ids, err := topo.RegionsToRestart(model.ExecutionVertexID{Vertex: w.job.graphIndex(f.vertex), Subtask: f.subtask}, model.FailoverState{})
+		var err error
+		ids, err = topo.AppendRegionsToRestart(ids[:0], model.ExecutionVertexID{Vertex: w.job.graphIndex(f.vertex), Subtask: f.subtask}, model.FailoverState{})
 		if err != nil {
 			w.violate(step, InvRestartSet, fmt.Sprintf("regions to restart for %s[%d]: %v", VertexName(f.vertex), f.subtask, err), "")
 		}
@@ -532,6 +534,7 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 		delete(w.noClaim, f.pointer)
 	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
 		w.noClaim[f.pointer] = f
+		w.fs.watch(f.files)
 		w.noClaimChecked.fresh = true
 	}
 	err = w.applyAssignment(res.Assignment, false)

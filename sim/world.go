@@ -131,8 +131,11 @@ type memFS struct {
 	scratch []byte
 	// decodedFiles are the files holding a decode (metadata).
 	decodedFiles []*file
-	// removed counts the files deleted (remove).
+	// removed counts the deletions (remove) of watched files; watched holds the files of the
+	// snapshots restored in NO_CLAIM mode (watch), the only deletions checkNoClaimFiles must
+	// look again after (most deletions are pruned local copies and subsumed checkpoints).
 	removed uint64
+	watched map[string]bool
 	// slab is where newFile takes files from.
 	slab []file
 }
@@ -142,7 +145,19 @@ func (fs *memFS) remove(path string) {
 	if f, ok := fs.files[path]; ok {
 		delete(fs.files, path)
 		*f = file{} // (its slab may outlive it: let go of the content)
-		fs.removed++
+		if fs.watched[path] {
+			fs.removed++
+		}
+	}
+}
+
+// watch adds paths to the files whose deletion removed counts.
+func (fs *memFS) watch(paths []string) {
+	if fs.watched == nil {
+		fs.watched = map[string]bool{}
+	}
+	for _, p := range paths {
+		fs.watched[p] = true
 	}
 }
 

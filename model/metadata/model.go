@@ -594,6 +594,11 @@ func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, erro
 	// Flink's handle holds the states in a map, which its writer iterates: the file lists them in
 	// the iteration order of the map Flink's reader rebuilds, so that Flink reads and writes the
 	// file back unchanged (and Model gives the model's order back).
+	if len(names) == 1 { // (a map of one name iterates that name: most handles hold one state)
+		s := h.States[0]
+		out.States = append(out.States, StateEntry{Name: s.Name, Mode: byte(s.Mode - 1), Offsets: sharedOffsets(s.Offsets)})
+		return out, nil
+	}
 	order, last := putOrder(readerMap(len(names), model.Flink118), names)
 	if len(order) != len(names) {
 		return nil, fmt.Errorf("%w: state %q is named twice (Flink's handle maps names to states)", ErrNotWritable, names[firstDuplicate(last)])
