@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/restoresim/restoresim/assigncase"
+	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/model"
 )
 
@@ -541,6 +544,23 @@ func (r *Report) Save(d Disagreement) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// WriteSaved saves a disagreement of a report in dir (created when missing) as
+// flink-V-seed-S-case-I.json, atomically, and returns the file's path.
+func (r *Report) WriteSaved(dir string, d Disagreement) (string, error) {
+	data, err := r.Save(d)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("flink-%s-seed-%d-case-%d.json", r.Version, r.Seed, d.Index))
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // ReplayCase reads the case of a replay file: a Saved disagreement (its "case"), or a case

@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/restoresim/restoresim/differential"
-	"github.com/restoresim/restoresim/internal/atomicfile"
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
 	"github.com/restoresim/restoresim/reference"
@@ -165,16 +162,9 @@ func (e *env) differentialRun(v model.FlinkVersion, j *reference.JVM, cases, fro
 		}
 	}
 	for _, d := range rep.Disagreements {
-		data, err := rep.Save(d)
+		path, err := rep.WriteSaved(out, d)
 		if err != nil {
-			return e.failf("differential", "%v", err)
-		}
-		path := filepath.Join(out, fmt.Sprintf("flink-%s-seed-%d-case-%d.json", v, seed, d.Index))
-		if err := os.MkdirAll(out, 0o755); err != nil {
 			return e.failf("differential", "--out: %v", err)
-		}
-		if err := atomicfile.WriteFile(path, data); err != nil {
-			return e.failf("differential", "%v", err)
 		}
 		fmt.Fprintf(&b, "case %d disagrees (shrunk, %d differences), saved as %s\n", d.Index, len(d.Differences), path)
 		for _, diff := range d.Differences[:min(3, len(d.Differences))] {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/restoresim/restoresim/internal/cliflags"
 	"github.com/restoresim/restoresim/model"
-	"github.com/restoresim/restoresim/reference/mutants"
 	"github.com/restoresim/restoresim/sim"
 	"github.com/restoresim/restoresim/sim/sweep"
 	"github.com/restoresim/restoresim/sut"
@@ -39,16 +38,8 @@ func addSUTFlags(fs *cliflags.Set) sutFlags {
 	return sutFlags{
 		sut:      fs.String("sut", sut.Model, "the system under test `S` every restore's assignment comes from: model, flink (Flink's own classes, through the reference) or both (each restore asked of both; a difference is a violation 'reference')"),
 		flinkSrc: fs.String("flink-src", "", "with --sut flink|both: the Flink source tree `DIR` to compile (a checkout, or an extracted archive; default $RESTORESIM_FLINK_SRC, else the version's archive in shared/flink-src)"),
-		mutant:   fs.String("flink-mutant", "", "with --sut flink|both: run the version's archive with the injected Flink bug `NAME` (reference/mutants: "+strings.Join(mutantNames(), ", ")+")"),
+		mutant:   fs.String("flink-mutant", "", "with --sut flink|both: run the version's archive with the injected Flink bug `NAME` (reference/mutants: "+strings.Join(sut.MutantNames(), ", ")+")"),
 	}
-}
-
-func mutantNames() []string {
-	var out []string
-	for _, m := range mutants.All() {
-		out = append(out, m.Name)
-	}
-	return out
 }
 
 // check checks --sut's value alone (before a scenario file names the version).
@@ -59,52 +50,10 @@ func (f sutFlags) check() error {
 	return nil
 }
 
-// assigners resolves --sut for the versions: nil for the model, else a system under test per
-// version with up to workers JVMs each, and the function that stops them.
+// assigners resolves --sut for the versions (sut.NewSet): nil for the model, else a system
+// under test per version with up to workers JVMs each, and the function that stops them.
 func (f sutFlags) assigners(vs []model.FlinkVersion, workers int) (map[model.FlinkVersion]sim.Assigner, func(), error) {
-	if *f.sut == sut.Model {
-		if *f.flinkSrc != "" || *f.mutant != "" {
-			return nil, nil, fmt.Errorf("--flink-src and --flink-mutant need --sut flink or both")
-		}
-		return nil, func() {}, nil
-	}
-	if *f.flinkSrc != "" && *f.mutant != "" {
-		return nil, nil, fmt.Errorf("--flink-mutant patches a version's archive: it takes no --flink-src")
-	}
-	var mutant mutants.Mutant
-	if *f.mutant != "" {
-		m, err := mutants.ByName(*f.mutant)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--flink-mutant: %v (want one of %s)", err, strings.Join(mutantNames(), ", "))
-		}
-		mutant = m
-	}
-	out := map[model.FlinkVersion]sim.Assigner{}
-	var refs []*sut.Reference
-	stop := func() {
-		for _, r := range refs {
-			_ = r.Close()
-		}
-	}
-	for _, v := range vs {
-		opt := sut.Options{FlinkSrc: *f.flinkSrc, Workers: workers}
-		if mutant.Name != "" {
-			dir, err := mutants.Tree(v, mutant, "")
-			if err != nil {
-				stop()
-				return nil, nil, fmt.Errorf("--flink-mutant %s: %v", mutant.Name, err)
-			}
-			opt.FlinkSrc, opt.Mutant = dir, mutant.Name
-		}
-		r, err := sut.New(*f.sut, v, opt)
-		if err != nil {
-			stop()
-			return nil, nil, fmt.Errorf("--sut %s: %v", *f.sut, err)
-		}
-		refs = append(refs, r)
-		out[v] = r
-	}
-	return out, stop, nil
+	return sut.NewSet(*f.sut, vs, sut.SetOptions{FlinkSrc: *f.flinkSrc, Mutant: *f.mutant, Workers: workers})
 }
 
 func addCommonFlags(fs *cliflags.Set) *commonFlags {
