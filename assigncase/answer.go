@@ -25,6 +25,10 @@ type answerJSON struct {
 
 // MarshalJSON writes {"error": …} for a refusal, else {"vertices": […]}.
 func (a Answer) MarshalJSON() ([]byte, error) {
+	return marshal(a.toJSON())
+}
+
+func (a Answer) toJSON() answerJSON {
 	j := answerJSON{Error: a.Error}
 	if a.Error == nil {
 		vs := a.Vertices
@@ -33,7 +37,7 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 		}
 		j.Vertices = &vs
 	}
-	return marshal(j)
+	return j
 }
 
 // marshal is json.Marshal without HTML escaping, so that '<' in a path stays '<'.
@@ -417,7 +421,9 @@ func mappingsOf(r model.RescaleMappings) *Mappings {
 
 // String gives the answer's JSON line (without a newline).
 func (a Answer) String() string {
-	b, err := marshal(a)
+	// The JSON of toJSON directly: through MarshalJSON, encoding/json would encode the
+	// answer twice and compact the result.
+	b, err := marshal(a.toJSON())
 	if err != nil {
 		return "assigncase: internal error: " + err.Error()
 	}

@@ -35,7 +35,7 @@ func TestAssignAgainstFlink(t *testing.T) {
 	for _, v := range versions(t) {
 		t.Run(v.String(), func(t *testing.T) {
 			j := jvm(t, v)
-			rep, err := Run(Config{Version: v, Cases: n, Seed: 27, Flink: j.AssignAll, MaxShrunk: 3})
+			rep, err := Run(Config{Version: v, Cases: n, Seed: 27, Flink: j.AssignAll, FlinkSame: j.AssignAllSame, MaxShrunk: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/restoresim/restoresim/assigncase"
 	"github.com/restoresim/restoresim/model"
+	"github.com/restoresim/restoresim/reference"
 )
 
 // modelAsFlink answers cases as the model does, then changes each answer with change: a Flink
@@ -149,5 +150,50 @@ func TestGeneratorCoverage(t *testing.T) {
 			t.Errorf("%s: %d cases the model does not represent", v, counts["refused input: not-modelled"])
 		}
 		t.Logf("%s: %v", v, counts)
+	}
+}
+
+// sameAs is FlinkSame over a Flink: reference.Same where Flink's line is the model's, else
+// Flink's line, as the driver answers AssignAllSame.
+func sameAs(flink func([][]byte) ([][]byte, error)) func(cases, model [][]byte) ([][]byte, error) {
+	return func(cases, model [][]byte) ([][]byte, error) {
+		out, err := flink(cases)
+		for i := range out {
+			if bytes.Equal(out[i], model[i]) {
+				out[i] = reference.Same
+			}
+		}
+		return out, err
+	}
+}
+
+// TestRunSame: with FlinkSame the report is the report of Flink's full answers, disagreements
+// and all.
+func TestRunSame(t *testing.T) {
+	v := model.Flink23
+	flink := modelAsFlink(v, swapNames)
+	a, err := Run(Config{Version: v, Cases: 200, Seed: 5, Flink: flink, MaxShrunk: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(Config{Version: v, Cases: 200, Seed: 5, Flink: flink, FlinkSame: sameAs(flink), MaxShrunk: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Agreed == a.Cases {
+		t.Fatal("no disagreement: the test shows nothing")
+	}
+	if a.Agreed != b.Agreed || len(a.Disagreements) != len(b.Disagreements) || len(a.Fields) != len(b.Fields) {
+		t.Fatalf("FlinkSame: %d agree, %d kept, %d fields; Flink: %d, %d, %d", b.Agreed, len(b.Disagreements), len(b.Fields), a.Agreed, len(a.Disagreements), len(a.Fields))
+	}
+	for o, c := range a.Outcomes {
+		if b.Outcomes[o] == nil || *b.Outcomes[o] != *c {
+			t.Errorf("outcome %s: %v with Flink, %v with FlinkSame", o, *c, b.Outcomes[o])
+		}
+	}
+	for i := range a.Disagreements {
+		if !bytes.Equal(a.Disagreements[i].Case, b.Disagreements[i].Case) || !bytes.Equal(a.Disagreements[i].Flink, b.Disagreements[i].Flink) {
+			t.Errorf("disagreement %d differs with FlinkSame", i)
+		}
 	}
 }

@@ -3,9 +3,12 @@ package reference
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -61,7 +64,10 @@ func Start(v model.FlinkVersion, opt Options) (*JVM, error) {
 }
 
 func (j *JVM) start() error {
-	cmd := exec.Command("java", "-Xss8m", "-XX:+UseSerialGC", "-cp", j.Build.ClassPath, "restoresim.reference.Driver")
+	args := []string{"-Xss8m", "-XX:+UseSerialGC"}
+	args = append(args, strings.Fields(os.Getenv(JVMOptsEnv))...)
+	args = append(args, "-cp", j.Build.ClassPath, "restoresim.reference.Driver")
+	cmd := exec.Command("java", args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -91,6 +97,11 @@ func (j *JVM) start() error {
 	j.cmd, j.stdin, j.lines, j.dead = cmd, stdin, lines, nil
 	return nil
 }
+
+// JVMOptsEnv names the environment variable whose words are added to the reference JVM's
+// options (after the driver's own), e.g. -XX:StartFlightRecording=filename=/tmp/ref.jfr to
+// profile Flink's side of a run.
+const JVMOptsEnv = "RESTORESIM_JVM_OPTS"
 
 // ErrJVM reports a JVM that crashed, timed out or answered something that is not a line of JSON.
 var ErrJVM = errors.New("reference JVM")
@@ -170,6 +181,33 @@ func (j *JVM) AssignAll(cases [][]byte) ([][]byte, error) {
 	for i, c := range cases {
 		req := make([]byte, 0, len(c)+32)
 		req = append(req, `{"op":"assign","case":`...)
+		req = append(req, bytes.TrimSpace(c)...)
+		req = append(req, '}')
+		reqs[i] = req
+	}
+	return j.callAll(reqs)
+}
+
+// Same is the answer line of AssignAllSame to a case whose Flink answer line has the digest the
+// caller sent with it.
+var Same = []byte(`{"same_sha256":true}`)
+
+// AssignAllSame is AssignAll where each case goes with the SHA-256 of the answer line its caller
+// expects (expect[i], e.g. the model's answer): Flink's driver computes its own answer line as
+// AssignAll's, and answers Same in its place when that line's SHA-256 is the expected one, so that
+// the answers that agree byte for byte are neither shipped back nor read. Any other answer line is
+// Flink's, as AssignAll gives it.
+func (j *JVM) AssignAllSame(cases, expect [][]byte) ([][]byte, error) {
+	if len(expect) != len(cases) {
+		return nil, fmt.Errorf("%d expected answers for %d cases", len(expect), len(cases))
+	}
+	reqs := make([][]byte, len(cases))
+	for i, c := range cases {
+		d := sha256.Sum256(expect[i])
+		req := make([]byte, 0, len(c)+128)
+		req = append(req, `{"op":"assign","same_sha256":"`...)
+		req = hex.AppendEncode(req, d[:])
+		req = append(req, `","case":`...)
 		req = append(req, bytes.TrimSpace(c)...)
 		req = append(req, '}')
 		reqs[i] = req

@@ -93,3 +93,45 @@ func TestCrashAndTimeout(t *testing.T) {
 		t.Fatalf("bad JSON: %s, %v", l, err)
 	}
 }
+
+// TestAssignAllSame: an answer line equal to the expected one comes back as Same, any other as
+// Flink's own line, and a case with no expectation of the right digest is never answered Same.
+func TestAssignAllSame(t *testing.T) {
+	j := need(t, model.Flink118)
+	cases, _ := filepath.Glob(filepath.Join("..", "assigncase", "testdata", "*.case.json"))
+	if len(cases) < 2 {
+		t.Fatal("too few cases in assigncase/testdata")
+	}
+	var ins [][]byte
+	for _, c := range cases {
+		in, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	full, err := j.AssignAll(ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := make([][]byte, len(ins))
+	for i := range ins {
+		expect[i] = full[i]
+		if i%2 == 1 { // a wrong expectation: one byte more
+			expect[i] = append(append([]byte{}, full[i]...), ' ')
+		}
+	}
+	got, err := j.AssignAllSame(ins, expect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ins {
+		want := Same
+		if i%2 == 1 {
+			want = full[i]
+		}
+		if string(got[i]) != string(want) {
+			t.Errorf("case %s: AssignAllSame answered %.200s, want %.200s", cases[i], got[i], want)
+		}
+	}
+}

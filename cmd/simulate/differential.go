@@ -126,7 +126,7 @@ func versionsWithSources() string {
 // differentialRun runs one version's cases, prints its tables and saves its disagreements.
 func (e *env) differentialRun(v model.FlinkVersion, j *reference.JVM, cases, from int, seed uint64, out string) int {
 	start := time.Now()
-	cfg := differential.Config{Version: v, Cases: cases, From: from, Seed: seed, Flink: j.AssignAll}
+	cfg := differential.Config{Version: v, Cases: cases, From: from, Seed: seed, Flink: j.AssignAll, FlinkSame: j.AssignAllSame}
 	if e.stderrIsTerminal {
 		cfg.Progress = func(done int) {
 			fmt.Fprintf(e.stderr, "\rsimulate differential: Flink %s: %d of %d cases", v, done, cases)

@@ -2,8 +2,11 @@ package restoresim.reference;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,20 +25,21 @@ public final class Driver {
     public static void main(String[] args) throws Exception {
         BufferedReader in =
                 new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        PrintStream out = new PrintStream(System.out, false, "UTF-8");
+        BufferedOutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
         // Flink's classes log through slf4j; with no binding it prints a warning once to stderr.
         String line;
         while ((line = in.readLine()) != null) {
             if (line.trim().isEmpty()) {
                 continue;
             }
-            Object answer;
+            byte[] answer;
             try {
-                answer = handle(line);
+                answer = answer(line);
             } catch (Throwable t) {
-                answer = Assign.errorAnswer("driver", t);
+                answer = Json.write(Assign.errorAnswer("driver", t)).getBytes(StandardCharsets.UTF_8);
             }
-            out.println(Json.write(answer));
+            out.write(answer);
+            out.write('\n');
             // Flush when no further request is waiting: a client that pipelines many requests
             // gets its answers in large writes, one that waits for each answer at once.
             if (!in.ready()) {
@@ -44,9 +48,39 @@ public final class Driver {
         }
     }
 
+    /** SAME is the answer to an assign request whose answer has the digest it names. */
+    static final byte[] SAME = "{\"same_sha256\":true}".getBytes(StandardCharsets.UTF_8);
+
+    /**
+     * The answer line to one request. An assign request may carry "same_sha256": the hex SHA-256
+     * of the answer line its sender expects (the model's); when Flink's answer line has that
+     * digest, the answer is {"same_sha256":true} instead of the line itself, so that a differential
+     * of many cases does not ship back the answers that agree byte for byte.
+     */
     @SuppressWarnings("unchecked")
-    private static Object handle(String line) throws Exception {
+    private static byte[] answer(String line) throws Exception {
         Map<String, Object> req = (Map<String, Object>) Json.parse(line);
+        byte[] out = Json.write(handle(req)).getBytes(StandardCharsets.UTF_8);
+        Object want = req.get("same_sha256");
+        if ("assign".equals(req.get("op")) && want instanceof String) {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(out);
+            if (hex(d).equals(want)) {
+                return SAME;
+            }
+        }
+        return out;
+    }
+
+    private static String hex(byte[] d) {
+        StringBuilder b = new StringBuilder(2 * d.length);
+        for (byte x : d) {
+            b.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+        }
+        return b.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object handle(Map<String, Object> req) throws Exception {
         String op = (String) req.get("op");
         if ("ping".equals(op)) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -135,8 +135,20 @@ final class Json {
     }
 
     private String string() {
-        StringBuilder b = new StringBuilder();
         i++;
+        // Most strings have no escape: one substring.
+        for (int k = i; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c == '"') {
+                String out = s.substring(i, k);
+                i = k + 1;
+                return out;
+            }
+            if (c == '\\') {
+                break;
+            }
+        }
+        StringBuilder b = new StringBuilder();
         while (true) {
             if (i >= s.length()) {
                 throw error("unterminated string");
@@ -244,7 +256,18 @@ final class Json {
 
     private static void quote(StringBuilder b, String s) {
         b.append('"');
-        for (int k = 0; k < s.length(); k++) {
+        int n = s.length();
+        int plain = 0;
+        while (plain < n) {
+            char c = s.charAt(plain);
+            if (c == '"' || c == '\\' || c < 0x20) {
+                break;
+            }
+            plain++;
+        }
+        // Most strings need no escape: appended at once.
+        b.append(s, 0, plain);
+        for (int k = plain; k < n; k++) {
             char c = s.charAt(k);
             if (c == '"' || c == '\\') {
                 b.append('\\').append(c);
