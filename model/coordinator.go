@@ -143,6 +143,11 @@ type Coordinator struct {
 	// seam through which a simulation hands the assignment to another implementation of
 	// StateAssignmentOperation (Flink's own classes). nil is AssignStates.
 	Assign func(AssignmentInput) (*Assignment, error)
+	// LoadAndValidate, when set, loads and validates the restored snapshot in place of
+	// LoadAndValidateCheckpoint: the seam through which a simulation hands
+	// Checkpoints.loadAndValidateCheckpoint (and the reading of the _metadata file at loc) to
+	// Flink's own classes. nil is LoadAndValidateCheckpoint.
+	LoadAndValidate func(in LoadInput, loc CheckpointLocation) (*CompletedCheckpoint, error)
 }
 
 // NewCoordinator returns a coordinator of version v whose store retains numRetained checkpoints,
@@ -227,8 +232,8 @@ func (c *Coordinator) RestoreSavepoint(storage CheckpointStorage, settings Savep
 	if err != nil {
 		return nil, err
 	}
-	cp, err := LoadAndValidateCheckpoint(LoadInput{Version: c.Version, Metadata: md, Vertices: vertices,
-		AllowNonRestoredState: settings.AllowNonRestoredState, Properties: props, ExternalPointer: loc.ExternalPointer})
+	cp, err := c.loadAndValidate(LoadInput{Version: c.Version, Metadata: md, Vertices: vertices,
+		AllowNonRestoredState: settings.AllowNonRestoredState, Properties: props, ExternalPointer: loc.ExternalPointer}, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -373,6 +378,14 @@ func (c *Coordinator) restoreLatest118(vertices []JobVertex, flags RestoreFlags)
 	}
 	res.Checkpoint, res.Assignment = latest, a
 	return res, nil
+}
+
+// loadAndValidate is c.LoadAndValidate, or LoadAndValidateCheckpoint when it is nil.
+func (c *Coordinator) loadAndValidate(in LoadInput, loc CheckpointLocation) (*CompletedCheckpoint, error) {
+	if c.LoadAndValidate != nil {
+		return c.LoadAndValidate(in, loc)
+	}
+	return LoadAndValidateCheckpoint(in)
 }
 
 // assign is c.Assign, or AssignStates when it is nil.

@@ -45,6 +45,7 @@ func newCoordinator(v model.FlinkVersion, retained int) *coordinator {
 func (w *World) newCoordinator() *coordinator {
 	c := newCoordinator(w.plan.Version, w.retained)
 	c.Assign = w.assignWith()
+	c.LoadAndValidate = w.loadWith()
 	return c
 }
 

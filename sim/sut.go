@@ -76,3 +76,45 @@ func (w *World) assignWith() func(model.AssignmentInput) (*model.Assignment, err
 		return ans.Assignment, ans.Err
 	}
 }
+
+// Validator is a system under test that also loads and validates every restored snapshot, as
+// Checkpoints.loadAndValidateCheckpoint does, from the _metadata file's bytes: Flink's own
+// classes read the file the world wrote and decide which operator states are kept, or refuse.
+// A Plan's SUT that is a Validator is asked at every restore from a savepoint or retained
+// checkpoint; one that is not leaves it to the model.
+type Validator interface {
+	// LoadAndValidate answers one load: in is what the model would load (the file as the
+	// model reads it), metadataFile the bytes the world stored.
+	LoadAndValidate(in model.LoadInput, metadataFile []byte) Validated
+}
+
+// Validated is a Validator's answer: the checkpoint or the refusal the world goes on with,
+// and where the systems asked disagree (a violation InvReference, as Assigned.Difference).
+type Validated struct {
+	Checkpoint *model.CompletedCheckpoint
+	Err        error
+	Difference string
+}
+
+// loadWith returns the coordinator's load hook for the plan's system under test (nil: the
+// model, directly).
+func (w *World) loadWith() func(model.LoadInput, model.CheckpointLocation) (*model.CompletedCheckpoint, error) {
+	v, ok := w.plan.SUT.(Validator)
+	if !ok {
+		return nil
+	}
+	return func(in model.LoadInput, loc model.CheckpointLocation) (*model.CompletedCheckpoint, error) {
+		raw, err := w.fs.read(loc.Metadata)
+		b, isBytes := raw.([]byte)
+		if err != nil || !isBytes {
+			// (ReadMetadata read it a moment ago: not reached.)
+			return model.LoadAndValidateCheckpoint(in)
+		}
+		ans := v.LoadAndValidate(in, b)
+		if ans.Difference != "" {
+			detail, diff, _ := strings.Cut(ans.Difference, "\n")
+			w.violations = append(w.violations, Violation{Step: w.at, Invariant: InvReference, Detail: detail, Diff: diff})
+		}
+		return ans.Checkpoint, ans.Err
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/restoresim/restoresim/assigncase"
@@ -79,6 +80,9 @@ type Reference struct {
 	name string
 	v    model.FlinkVersion
 	opt  Options
+
+	// loads counts the loads and validations asked of Flink (LoadAndValidate).
+	loads atomic.Int64
 
 	idle    chan *reference.JVM
 	mu      sync.Mutex

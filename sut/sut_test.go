@@ -48,6 +48,11 @@ func (r *Reference) warm() error {
 func TestBothAgree(t *testing.T) {
 	for _, v := range []model.FlinkVersion{model.Flink118, model.Flink23, model.FlinkMaster} {
 		r := need(t, Both, v)
+		defer func() {
+			if r.loads.Load() == 0 {
+				t.Errorf("%v: no restore was loaded by Flink's classes in %d seeds", v, *seedsFlag)
+			}
+		}()
 		for seed := range uint64(*seedsFlag) {
 			o := sim.RunSeedWith(seed, v, sim.DefaultSteps, r)
 			for _, x := range o.Violations {
