@@ -32,7 +32,7 @@ func TestStoreAgainstFlink(t *testing.T) {
 	for _, v := range versions(t) {
 		j := jvm(t, v)
 		r := rand.New(rand.NewPCG(2702, uint64(v)))
-		var nSteps, refusals, discarded, shared, private, restores, shutdowns, disagree int
+		var nSteps, refusals, discarded, shared, private, restores, shutdowns, inUse, disagree int
 		for n := 0; n < scripts; n++ {
 			script := randomStoreScript(r, steps)
 			answers, err := j.Store(script)
@@ -47,7 +47,7 @@ func TestStoreAgainstFlink(t *testing.T) {
 			}
 			for i, s := range script.Steps {
 				nSteps++
-				want := ms.step(s)
+				want, u := ms.step(s)
 				got := flinkStoreStep(answers[i])
 				if want != got {
 					t.Errorf("%s: script %d step %d (%s):\n model %s\n Flink %s\nscript: %s", v, n, i, describeStoreStep(s), want, got, describeStoreScript(script, i))
@@ -56,6 +56,9 @@ func TestStoreAgainstFlink(t *testing.T) {
 				}
 				if answers[i].Refusal != nil {
 					refusals++
+				}
+				if len(u.CheckpointsInUse) > 0 {
+					inUse++
 				}
 				discarded += len(answers[i].Discarded)
 				for _, d := range answers[i].Deleted {
@@ -73,8 +76,8 @@ func TestStoreAgainstFlink(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s: %d scripts (%d disagree), %d steps (%d restores, %d shutdowns, %d refused): %d checkpoints discarded, %d shared and %d private files deleted",
-			v, scripts, disagree, nSteps, restores, shutdowns, refusals, discarded, shared, private)
+		t.Logf("%s: %d scripts (%d disagree), %d steps (%d restores, %d shutdowns, %d refused, %d with checkpoints in use): %d checkpoints discarded, %d shared and %d private files deleted",
+			v, scripts, disagree, nSteps, restores, shutdowns, refusals, inUse, discarded, shared, private)
 	}
 }
 
@@ -233,7 +236,7 @@ func (s snapshotStorage) ReadMetadata(loc model.CheckpointLocation) (model.Check
 }
 
 // step runs one step on the model and describes the outcome as flinkStoreStep describes Flink's.
-func (m *modelStore) step(s reference.StoreStep) string {
+func (m *modelStore) step(s reference.StoreStep) (string, model.StoreUpdate) {
 	var u model.StoreUpdate
 	var err error
 	store := func() *model.CompletedCheckpointStore { return m.c.Store }
@@ -308,7 +311,7 @@ func (m *modelStore) step(s reference.StoreStep) string {
 			refusal = "refused: registry closed"
 		}
 	}
-	return describeStoreOutcome(refusal, retained, latest, subsumed, u.Discarded, sharedDeleted, privateDeleted)
+	return describeStoreOutcome(refusal, retained, latest, subsumed, u.Discarded, sharedDeleted, privateDeleted), u
 }
 
 // flinkStoreStep describes Flink's answer to one step.
