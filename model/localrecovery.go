@@ -39,8 +39,8 @@ func (p *PrioritizedOperatorSubtaskState) UsesLocal() bool {
 // none). In 1.18 (and 1.10.1), for each kind, the local alternative is used only if the
 // JobManager's collection has state and exactly one handle, and the local one too, and they
 // match: the same key-group range (keyed state), the same name → (mode, offsets) map (operator
-// state), the same channel (channel state; the model identifies a channel by its subtask
-// index). From 1.19 on (FLINK-33341) keyed state instead gets a mixed alternative: every
+// state), the same channel (channel state: InputChannelInfo or ResultSubpartitionInfo, i.e.
+// GateOrPartition and Channel; the subtask index is not compared). From 1.19 on (FLINK-33341) keyed state instead gets a mixed alternative: every
 // JobManager handle with a local handle of the same key-group range is replaced by it, local
 // handles first (see PrioritizeOperatorSubtaskStateAlternatives).
 func PrioritizeOperatorSubtaskState(v FlinkVersion, jm, local *OperatorSubtaskState, checkpointID int64) PrioritizedOperatorSubtaskState {

@@ -51,7 +51,11 @@ func PrioritizeOperatorSubtaskStateAlternatives(v FlinkVersion, jm *OperatorSubt
 	sameRange := func(a, b KeyedStateHandle) bool {
 		return !isNilKeyed(a) && !isNilKeyed(b) && a.KeyGroupRange() == b.KeyGroupRange()
 	}
-	sameChannel := func(a, b ChannelStateHandle) bool { return a.SubtaskIndex == b.SubtaskIndex }
+	// eqStateApprover(InputChannelStateHandle::getInfo) (1.18–2.0) and channelStateApprover
+	// (2.1+, the same for a handle that is not merged): the channel, not the subtask index.
+	sameChannel := func(a, b ChannelStateHandle) bool {
+		return a.GateOrPartition == b.GateOrPartition && a.Channel == b.Channel
+	}
 	keyed := func(jm []KeyedStateHandle, alts [][]KeyedStateHandle) [][]KeyedStateHandle {
 		if v.AtLeast(Flink119) {
 			return computePrioritizedAlternatives(jm, alts)

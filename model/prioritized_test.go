@@ -287,3 +287,45 @@ func TestComputePrioritizedAlternatives(t *testing.T) {
 		t.Errorf("single handle: 1.18 %v, 1.19 %v", old.ManagedKeyed, new.ManagedKeyed)
 	}
 }
+
+// TestPrioritizedChannelApproval: a local channel-state handle replaces the JobManager's when
+// their channels are equal — InputChannelInfo (gate, input channel) or ResultSubpartitionInfo
+// (partition, subpartition), eqStateApprover(getInfo) on 1.18, channelStateApprover from 2.1 —
+// whatever their subtask indexes. Found by differential.TestPriorityAgainstFlink: the model
+// compared the subtask index instead, and disagreed with Flink's builder on every version in
+// about a quarter of its cases.
+func TestPrioritizedChannelApproval(t *testing.T) {
+	ch := func(path string, subtask, gate, channel int) ChannelStateHandle {
+		return ChannelStateHandle{SubtaskIndex: subtask, GateOrPartition: gate, Channel: channel, Delegate: StreamHandle{Path: path, Size: 1}}
+	}
+	jm := ch("jm", 1, 0, 2)
+	for _, c := range []struct {
+		local ChannelStateHandle
+		use   bool
+	}{
+		{ch("same", 1, 0, 2), true},
+		{ch("other-subtask", 2, 0, 2), true},
+		{ch("other-gate", 1, 1, 2), false},
+		{ch("other-channel", 1, 0, 3), false},
+	} {
+		for _, v := range []FlinkVersion{Flink118, Flink119, Flink21, FlinkMaster} {
+			p := PrioritizeOperatorSubtaskState(v, &OperatorSubtaskState{InputChannelState: []ChannelStateHandle{jm}, ResultSubpartitionState: []ChannelStateHandle{jm}},
+				&OperatorSubtaskState{InputChannelState: []ChannelStateHandle{c.local}, ResultSubpartitionState: []ChannelStateHandle{c.local}}, 1)
+			want := [][]ChannelStateHandle{{jm}}
+			if c.use {
+				want = [][]ChannelStateHandle{{c.local}, {jm}}
+			}
+			samePaths := func(a, b []ChannelStateHandle) bool {
+				return slices.EqualFunc(a, b, func(x, y ChannelStateHandle) bool { return x.Delegate == y.Delegate })
+			}
+			for _, k := range []struct {
+				kind string
+				got  [][]ChannelStateHandle
+			}{{"input", p.InputChannel}, {"output", p.ResultSubpartition}} {
+				if !slices.EqualFunc(k.got, want, samePaths) {
+					t.Errorf("%s: local %s, %s channel state: %v, want %v", v, c.local.Delegate.Path, k.kind, k.got, want)
+				}
+			}
+		}
+	}
+}

@@ -16,7 +16,8 @@ import java.util.Map;
  * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java),
  * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java),
  * {"op":"uid_hash","graphs":[...]} (Hasher.java), {"op":"registry","steps":[...]}
- * (Registry.java). Anything the
+ * (Registry.java), {"op":"store","steps":[...]} (Store.java), {"op":"priority","cases":[...]}
+ * (Priority.java). Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -110,6 +111,12 @@ public final class Driver {
         }
         if ("registry".equals(op)) {
             return Registry.run(req);
+        }
+        if ("store".equals(op)) {
+            return Store.run(req);
+        }
+        if ("priority".equals(op)) {
+            return Priority.run(req);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }
