@@ -15,7 +15,7 @@ import (
 
 // ErrLoadRefused wraps a refusal of Flink's Checkpoints.loadAndValidateCheckpoint that the model
 // does not make: the world goes on with it as the restore's error, and the oracle judges it.
-var ErrLoadRefused = errors.New("Flink's Checkpoints.loadAndValidateCheckpoint refused the restore")
+var ErrLoadRefused = errors.New("refused by Flink's Checkpoints.loadAndValidateCheckpoint")
 
 // LoadAndValidate implements sim.Validator with Flink's own classes: the _metadata file the world
 // stored is read by Flink's Checkpoints.loadCheckpointMetadata and written back by its
