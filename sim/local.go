@@ -200,6 +200,9 @@ func (w *World) alternatives(v, i int, restore *model.TaskRestore, id model.Oper
 			st, ok = p.State, true
 		}
 	}
+	if ok && local != nil && w.inPlace {
+		w.checkLocalRead(v, i, restore, local, id, st)
+	}
 	return st, ok
 }
 

@@ -81,6 +81,9 @@ type World struct {
 	// Local recovery: per slot, the TaskManager's local copies; useLocal during failovers.
 	local    map[slot]localStore
 	useLocal bool
+	// localChecked: the (slot, operator) restores after an in-place rescale checked by
+	// checkLocalRead (a subtask's alternatives are asked more than once per restore).
+	localChecked map[localCheck]bool
 	// usedLocal counts the operator states of the last restore read from a local copy.
 	usedLocal int
 	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment).
