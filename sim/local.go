@@ -161,6 +161,7 @@ func (w *World) clearLocal() {
 		w.fs.removeAll("local")
 	}
 	w.local = nil
+	w.localRescaledAt = 0
 }
 
 // localCopy is the local copy the slot's TaskManager offers for a restore of checkpointID: its
@@ -200,7 +201,7 @@ func (w *World) alternatives(v, i int, restore *model.TaskRestore, id model.Oper
 			st, ok = p.State, true
 		}
 	}
-	if ok && local != nil && w.inPlace {
+	if ok && local != nil && local.CheckpointID <= w.localRescaledAt { // a copy from before a rescale
 		w.checkLocalRead(v, i, restore, local, id, st)
 	}
 	return st, ok

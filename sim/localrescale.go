@@ -36,20 +36,28 @@ const InvLocalRead = "local-read"
 // subtasks beyond the new parallelism are released with their stores
 // (TaskExecutorLocalStateStoresManager.releaseLocalStateForAllocationId; their files stay until
 // a confirmed checkpoint prunes their directory, as the directory is shared per TaskManager).
+//
+// Every copy kept was written at the old parallelisms: until a checkpoint after the rescale
+// replaces them, each restore that is offered one (the rescale's, and a failover's before the
+// next checkpoint) is checked by checkLocalRead.
 func (w *World) keepLocalAcrossRescale() {
-	w.localChecked = nil
 	if !w.job.LocalRecovery {
 		w.clearLocal()
 		return
 	}
-	for s := range w.local {
+	for s, ls := range w.local {
 		if s.vertex >= w.job.NumVertices() || s.subtask >= w.job.Parallelism(s.vertex) {
 			delete(w.local, s)
+			continue
+		}
+		for id := range ls { // the maximum: independent of map order
+			w.localRescaledAt = max(w.localRescaledAt, id)
 		}
 	}
 }
 
-// checkLocalRead compares, for subtask i of vertex v restored in place after a rescale, the
+// checkLocalRead compares, for subtask i of vertex v offered a local copy written before an
+// in-place rescale (at the rescale, or at a failover before the next checkpoint), the
 // alternative the model puts first for each state kind (what the task reads) with what the
 // oracle says Flink reads, given the JobManager's state and, as the local copy, what old subtask
 // i wrote for the restored checkpoint (when the slot's store offered a copy of that checkpoint).
@@ -57,11 +65,11 @@ func (w *World) keepLocalAcrossRescale() {
 // replaces marks the step's violations as the known hazard KnownLocalAfterRescale.
 func (w *World) checkLocalRead(v, i int, restore *model.TaskRestore, offered *model.TaskLocalSnapshot, id model.OperatorID, p model.PrioritizedOperatorSubtaskState) {
 	c := localCheck{slot{v, i}, id}
-	if w.localChecked[c] {
+	if w.localChecked[c] && w.localCheckedAt == w.at {
 		return
 	}
-	if w.localChecked == nil {
-		w.localChecked = map[localCheck]bool{}
+	if w.localChecked == nil || w.localCheckedAt != w.at {
+		w.localChecked, w.localCheckedAt = map[localCheck]bool{}, w.at
 	}
 	w.localChecked[c] = true
 	jm := operatorState(restore, id)
