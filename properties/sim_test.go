@@ -350,7 +350,9 @@ var generatedCoverage = map[string]float64{
 	"parallelism-wide": 0.1, "parallelism-above-512": 0.04, "max-parallelism-default-above-128": 0.04,
 	"max-parallelism-non-power-of-two": 0.2, "max-parallelism-large": 0.1,
 	"restore-claim": 0.3, "restore-no-claim": 0.3, "restore-legacy": 0.1,
-	"rescale-in-place": 0.1, "rescale-in-place-keyed": 0.08, "rescale-in-place-incremental": 0.04,
+	// (rescale-in-place-local: local recovery is on in half the jobs; 21% of the default sweep's
+	// first 300 seeds)
+	"rescale-in-place": 0.1, "rescale-in-place-keyed": 0.08, "rescale-in-place-incremental": 0.04, "rescale-in-place-local": 0.08,
 	"unaligned": 0.08, "unaligned-rescale": 0.02, // (measured over 300 plans: 15%, 4%; 1.10.1 takes aligned ones)
 	"key-row":       0.1,                                // (one keyed job in four: about 22%)
 	"keys-min-hash": 0.03, "key-group-probe-wide": 0.03, // (one keyed job with plain keys in eight: about 6%; one job in ten)

@@ -6,7 +6,10 @@
 // state from the input log and judges routing, restores and the checkpoint store with package
 // sim/oracle, which shares no code with package model. Its invariants are the Inv… constants
 // (oracle.go); with unaligned checkpoints (Job.Unaligned, inflight.go) InvInFlight checks that
-// every record in flight at a restored barrier is processed exactly once, by its key's owner. At
+// every record in flight at a restored barrier is processed exactly once, by its key's owner;
+// after an in-place rescale with local recovery (localrescale.go) InvLocalRead checks that each
+// subtask reads the local copies oracle.ExpectLocalRead approves, and the swapped state of the
+// hazard KnownLocalAfterRescale is reported under that known issue. At
 // every restore from a pointer it also runs the restore planner (model/savepoint.PlanRestore) on
 // the _metadata the world wrote and checks the plan against the restore and the oracle (InvPlan).
 // It never prints and never reads the wall clock.

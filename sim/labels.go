@@ -40,6 +40,9 @@ func Labels(p Plan) []string {
 			set[modeLabel(s.Mode)] = true
 		case Rescale:
 			set["rescale-in-place"] = true
+			if p.Job.LocalRecovery { // local copies kept across the rescale (localrescale.go)
+				set["rescale-in-place-local"] = true
+			}
 			if p.Job.Incremental {
 				set["rescale-in-place-incremental"] = true
 			}
@@ -116,6 +119,9 @@ func Labels(p Plan) []string {
 			// knows the partitions), autoscale-keyed, autoscale-stage; autoscale-mode when a mode
 			// is configured.
 			set["autoscale"] = true
+			if p.Job.LocalRecovery {
+				set["rescale-in-place-local"] = true
+			}
 			switch {
 			case s.Vertex == 0:
 				set["autoscale-source"] = true

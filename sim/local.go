@@ -161,6 +161,7 @@ func (w *World) clearLocal() {
 		w.fs.removeAll("local")
 	}
 	w.local = nil
+	w.localRescaledAt = 0
 }
 
 // localCopy is the local copy the slot's TaskManager offers for a restore of checkpointID: its
@@ -199,6 +200,9 @@ func (w *World) alternatives(v, i int, restore *model.TaskRestore, id model.Oper
 		if p.OperatorID == id { // the last one, should the ID repeat
 			st, ok = p.State, true
 		}
+	}
+	if ok && local != nil && local.CheckpointID <= w.localRescaledAt { // a copy from before a rescale
+		w.checkLocalRead(v, i, restore, local, id, st)
 	}
 	return st, ok
 }

@@ -54,11 +54,9 @@ func (w *World) rescaleInPlace(step int, ps []int) string {
 		}
 	}
 	w.job = next
-	// The new ExecutionGraph's tasks do not take the canceled ones' local state: the simulator
-	// offers no local copy across a rescale (Flink's local recovery was built for restarts at the
-	// same parallelism, FLINK-8360; its operator-state approver compares only the name→offsets
-	// maps, which a rescaled subtask's new state may share with another subtask's old copy).
-	w.clearLocal()
+	// The slots stay: new subtask k is offered the local copy old subtask k left in its slot
+	// (localrescale.go; the hazard KnownLocalAfterRescale).
+	w.keepLocalAcrossRescale()
 	cp := w.co.Store.Latest()
 	var exp expectation
 	var f snapshotFacts

@@ -81,6 +81,13 @@ type World struct {
 	// Local recovery: per slot, the TaskManager's local copies; useLocal during failovers.
 	local    map[slot]localStore
 	useLocal bool
+	// localChecked: the (slot, operator) restores of step localCheckedAt checked by
+	// checkLocalRead (a subtask's alternatives are asked more than once per restore);
+	// localRescaledAt: local copies of checkpoints up to this ID were written before the last
+	// in-place rescale (0: none).
+	localChecked    map[localCheck]bool
+	localCheckedAt  int
+	localRescaledAt int64
 	// usedLocal counts the operator states of the last restore read from a local copy.
 	usedLocal int
 	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment).
