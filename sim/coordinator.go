@@ -16,11 +16,8 @@ func (m *memFS) Stat(path string) (model.FileInfo, error) {
 		m.load(f)
 		return model.FileInfo{Len: f.size}, nil
 	}
-	prefix := strings.TrimSuffix(path, "/") + "/"
-	for p := range m.files {
-		if strings.HasPrefix(p, prefix) {
-			return model.FileInfo{IsDir: true}, nil
-		}
+	if m.isDir(path) {
+		return model.FileInfo{IsDir: true}, nil
 	}
 	return model.FileInfo{}, fs.ErrNotExist
 }

@@ -45,12 +45,10 @@ type World struct {
 	// noClaim holds, by directory, the snapshots a job was restored from in NO_CLAIM mode (and
 	// none claimed since): no job may delete their files.
 	noClaim map[string]snapshotFacts
-	// noClaimChecked is what checkNoClaimFiles last saw: the count of deleted watched files (memFS.watch), and whether
-	// a snapshot was added to noClaim since (only a deletion or a new snapshot can fail it).
-	noClaimChecked struct {
-		removed uint64
-		fresh   bool
-	}
+	// noClaimFresh lists the snapshots added to noClaim since checkNoClaimFiles last looked (by
+	// directory): only these, and those whose watched files were deleted since
+	// (memFS.takeRemovedWatched), can fail it.
+	noClaimFresh []string
 	// retained is the configured state.checkpoints.num-retained; a JobManager reads it when it
 	// starts (a new job, a JobManager failover).
 	retained int
