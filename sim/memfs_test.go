@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,5 +83,33 @@ func TestMemFSDirectories(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMemFSChurn deletes and creates again the files of one large directory one by one (a
+// directory's list of files is compacted as it fills with deleted ones).
+func TestMemFSChurn(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	fs := newMemFS(model.Flink118)
+	want := map[string]bool{}
+	for op := range 5000 {
+		p := "shared/b/" + strconv.Itoa(r.IntN(300))
+		if r.IntN(3) == 0 {
+			fs.put(p, nil, 1)
+			want[p] = true
+		} else {
+			fs.remove(p)
+			delete(want, p)
+		}
+		if fs.isDir("shared/b") != (len(want) > 0) || len(fs.files) != len(want) {
+			t.Fatalf("op %d: isDir %v with %d files, want %d", op, fs.isDir("shared/b"), len(fs.files), len(want))
+		}
+		if d := fs.dirs["shared/b"]; d != nil && len(d.files) > 4*d.n+64 {
+			t.Fatalf("op %d: the directory lists %d paths for %d files", op, len(d.files), d.n)
+		}
+	}
+	fs.removeAll("shared")
+	if len(fs.files) != 0 || len(fs.dirs) != 0 {
+		t.Fatalf("after removeAll: %d files, %d directories", len(fs.files), len(fs.dirs))
 	}
 }

@@ -155,10 +155,15 @@ func (fs *memFS) remove(path string) {
 	if _, ok := fs.files[path]; ok {
 		fs.drop(path)
 		if dir, ok := parentDir(path); ok {
-			d := fs.dirs[dir]
-			delete(d.files, path)
-			if d.empty() {
+			d := fs.addDir(dir) // (there: path lies in it)
+			d.n--
+			switch {
+			case d.empty():
 				fs.dropDir(dir)
+			case len(d.files) > 64 && len(d.files) > 4*d.n:
+				d.files = slices.DeleteFunc(d.files, func(p string) bool { _, ok := fs.files[p]; return !ok })
+				slices.Sort(d.files)
+				d.files = slices.Compact(d.files)
 			}
 		}
 	}
@@ -225,9 +230,11 @@ func newMemFS(v model.FlinkVersion) *memFS {
 }
 
 // dirNode is a directory of memFS: the paths of the files directly in it and of its
-// subdirectories.
+// subdirectories. files is appended to as files are created and not cut as they are deleted
+// (a path may also come twice, deleted and created again): n counts the files there.
 type dirNode struct {
-	files   map[string]struct{}
+	files   []string
+	n       int
 	subdirs map[string]struct{}
 }
 
@@ -236,7 +243,7 @@ type lastDir struct {
 	node *dirNode
 }
 
-func (d *dirNode) empty() bool { return len(d.files) == 0 && len(d.subdirs) == 0 }
+func (d *dirNode) empty() bool { return d.n == 0 && len(d.subdirs) == 0 }
 
 // parentDir is the directory path lies in, and false when it lies in none (no '/').
 func parentDir(path string) (string, bool) {
@@ -257,10 +264,14 @@ func (fs *memFS) addDir(dir string) *dirNode {
 		fs.lastDir = lastDir{dir, d}
 		return d
 	}
-	d = &dirNode{files: map[string]struct{}{}, subdirs: map[string]struct{}{}}
+	d = &dirNode{}
 	fs.dirs[dir] = d
 	if parent, ok := parentDir(dir); ok {
-		fs.addDir(parent).subdirs[dir] = struct{}{}
+		pd := fs.addDir(parent)
+		if pd.subdirs == nil {
+			pd.subdirs = map[string]struct{}{}
+		}
+		pd.subdirs[dir] = struct{}{}
 	}
 	return d
 }
@@ -293,7 +304,9 @@ func (fs *memFS) create(path string) *file {
 	if old := fs.files[path]; old != nil {
 		*old = file{}
 	} else if dir, ok := parentDir(path); ok {
-		fs.addDir(dir).files[path] = struct{}{}
+		d := fs.addDir(dir)
+		d.files = append(d.files, path)
+		d.n++
 	}
 	fs.files[path] = f
 	return f
@@ -334,8 +347,10 @@ func (fs *memFS) removeBelow(dir string) {
 // dropTree deletes directory dir (d), its files and its subdirectories, leaving the directory
 // it lies in to the caller.
 func (fs *memFS) dropTree(dir string, d *dirNode) {
-	for p := range d.files { // (the order of the deletions does not matter)
-		fs.drop(p)
+	for _, p := range d.files {
+		if _, ok := fs.files[p]; ok { // (not deleted since, nor listed twice)
+			fs.drop(p)
+		}
 	}
 	for sub := range d.subdirs {
 		fs.dropTree(sub, fs.dirs[sub])
