@@ -86,14 +86,15 @@ func (m *memFS) ReadMetadata(loc model.CheckpointLocation) (model.CheckpointMeta
 	if !ok {
 		return model.CheckpointMetadata{}, fmt.Errorf("%s is not a metadata file", loc.Metadata.Path)
 	}
-	f, err := m.metadata(m.files[loc.Metadata.Path], b)
+	file := m.files[loc.Metadata.Path]
+	f, err := m.metadata(file, b)
 	if err != nil {
 		return model.CheckpointMetadata{}, err
 	}
 	if m.version != model.Flink1101 && !m.version.ReadsMetadataVersion(f.Version) {
 		return model.CheckpointMetadata{}, fmt.Errorf("metadata format version %d: Flink %v refuses it (\"Unrecognized checkpoint version number: %d\")", f.Version, m.version, f.Version)
 	}
-	return f.ModelFor(m.version), nil
+	return m.modelOf(file, f), nil
 }
 
 // complete hands a completed checkpoint or savepoint to the store; it returns what Flink deletes

@@ -56,7 +56,8 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 		fail("the new job's file: "+firstLine(err), "")
 		return
 	}
-	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: w.plan.Version, Job: vertices, AllowNonRestoredState: allowNonRestored})
+	pl, err := savepoint.PlanRestore(sp, savepoint.Options{Flink: w.plan.Version, Job: vertices, AllowNonRestoredState: allowNonRestored,
+		Assign: w.assignModel})
 	if err != nil {
 		fail("planning failed: "+firstLine(err), "")
 		return
@@ -155,7 +156,7 @@ func (w *World) checkPlan(step int, f snapshotFacts, j Job, allowNonRestored boo
 		stored, handed := w.expectHanded(cp, nvs)
 		expect = oracle.PlannedFrom(handed, stored, plainSizes(cp.Operators))
 	} else {
-		md := sp.File.ModelFor(w.plan.Version)
+		md := sp.ModelFor(w.plan.Version)
 		var kept []model.OperatorState
 		for _, os := range md.Operators {
 			if !gone[os.OperatorID.String()] {
@@ -413,10 +414,13 @@ func plainSizes(ops []model.OperatorState) oracle.Sizes {
 
 // planJob describes job j as a `simulate plan --job` file does: its vertices in the model's
 // order, each with its parallelism, its configured max parallelism (none: Flink's default) and
-// its operators by uid, head first, the keyed operator's setUidHash as uid_hash.
+// its operators by uid, head first, the keyed operator's setUidHash as uid_hash, and the keyed
+// vertex's input, the keyBy edge from the source (a HASH partitioner), as jobVertices gives the
+// restore its edges: a plan of in-flight channel state follows the job's edge, as the restore
+// does.
 func planJob(j Job) savepoint.JobFile {
 	var jf savepoint.JobFile
-	add := func(v int, uids []string, uidHash string) {
+	add := func(v int, uids []string, uidHash string, inputs ...savepoint.JobFileInput) {
 		c := j.vertexConfig(v)
 		p := c.Parallelism
 		jv := savepoint.JobFileVertex{Name: VertexName(v), Parallelism: &p}
@@ -432,6 +436,7 @@ func planJob(j Job) savepoint.JobFile {
 			}
 			jv.Operators = append(jv.Operators, op)
 		}
+		jv.Inputs = inputs
 		jf.Vertices = append(jf.Vertices, jv)
 	}
 	add(0, []string{j.Source.UID}, "")
@@ -440,7 +445,7 @@ func planJob(j Job) savepoint.JobFile {
 		if j.Sink {
 			uids = append(uids, sinkUID)
 		}
-		add(1, uids, j.Keyed.UIDHash)
+		add(1, uids, j.Keyed.UIDHash, savepoint.JobFileInput{From: VertexName(0), Partitioner: model.HashPartitioner.String()})
 	}
 	for k := range j.Stages {
 		add(2+k, j.StageUIDs(k), "")
@@ -492,6 +497,15 @@ func (f *storageFile) Decoded() *metadata.File {
 		return nil // (the planner reads the bytes and reports what is wrong with them)
 	}
 	return md
+}
+
+// ModelFor implements savepoint.ModeledFile: the restore converted the same decode already.
+func (f *storageFile) ModelFor(v model.FlinkVersion) (model.CheckpointMetadata, bool) {
+	md := f.Decoded()
+	if md == nil || v != f.fs.version {
+		return model.CheckpointMetadata{}, false
+	}
+	return f.fs.modelOf(f.f, md), true
 }
 
 func (f *storageFile) Stat() (fs.FileInfo, error) { return f, nil }

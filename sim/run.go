@@ -70,6 +70,9 @@ type World struct {
 	known string
 	// handedMemo is the oracle's handed state of the restore being checked (expectHanded).
 	handedMemo *handedMemo
+	// assigned is the model's assignment of the restore from a pointer being checked
+	// (assignModel).
+	assigned assignMemo
 	// tainted is the first known issue that corrupted the run's state; later violations are
 	// reported as its consequences ("after …"), not as new failures.
 	tainted string

@@ -496,8 +496,10 @@ func (w *World) restart(step int, c Change) string {
 // restored world is checked. It returns the model's error (nil when restored) and whether it was
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
-	defer func() { // (what the plan check and checkHanded of this restore share)
+	w.assigned = assignMemo{on: true}
+	defer func() { // (what the restore, its plan check and checkHanded share)
 		w.handedMemo = nil
+		w.assigned = assignMemo{}
 		w.fs.forgetDecoded()
 	}()
 	w.clearLocal()

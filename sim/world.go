@@ -95,6 +95,10 @@ type file struct {
 	// the bytes.
 	decoded     *metadata.File
 	decodedFrom []byte
+	// modeled is decoded converted for the memFS's version (modelOf), once per decode: the
+	// restore and the planner take the same conversion (read only).
+	modeled     model.CheckpointMetadata
+	modeledFrom *metadata.File
 }
 
 // metadata decodes the _metadata bytes b file f holds, once for each content it holds until
@@ -112,11 +116,21 @@ func (fs *memFS) metadata(f *file, b []byte) (*metadata.File, error) {
 	return md, nil
 }
 
+// modelOf is md, a decode of f's content (metadata), converted for fs's version: once per
+// decode (read only).
+func (fs *memFS) modelOf(f *file, md *metadata.File) model.CheckpointMetadata {
+	if f.modeledFrom != md {
+		f.modeled, f.modeledFrom = md.ModelFor(fs.version), md
+	}
+	return f.modeled
+}
+
 // forgetDecoded drops the decoded files (a restore's read and its plan are done with them):
 // they would only make the live heap larger.
 func (fs *memFS) forgetDecoded() {
 	for _, f := range fs.decodedFiles {
 		f.decoded, f.decodedFrom = nil, nil
+		f.modeled, f.modeledFrom = model.CheckpointMetadata{}, nil
 	}
 	fs.decodedFiles = fs.decodedFiles[:0]
 }
