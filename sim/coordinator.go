@@ -63,7 +63,7 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepo
 	if err != nil {
 		return err
 	}
-	fsys.create(path).unencoded = f // (encoded when first read: memFS.load)
+	fsys.create(path).meta = &metaFile{unencoded: f} // (encoded when first read: memFS.load)
 	return nil
 }
 

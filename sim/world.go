@@ -86,6 +86,11 @@ type kv struct {
 type file struct {
 	content any
 	size    int64
+	meta    *metaFile // a _metadata file's (nil for the others)
+}
+
+// metaFile is what memFS keeps of a _metadata file besides its bytes.
+type metaFile struct {
 	// unencoded is a _metadata file the simulation wrote, kept as written until its bytes or
 	// its size are first asked for (memFS.load encodes it then and sets content and size):
 	// most checkpoints are never read back.
@@ -104,14 +109,17 @@ type file struct {
 // metadata decodes the _metadata bytes b file f holds, once for each content it holds until
 // forgetDecoded.
 func (fs *memFS) metadata(f *file, b []byte) (*metadata.File, error) {
-	if f.decoded != nil && len(b) > 0 && len(b) == len(f.decodedFrom) && &b[0] == &f.decodedFrom[0] {
-		return f.decoded, nil
+	if m := f.meta; m != nil && m.decoded != nil && len(b) > 0 && len(b) == len(m.decodedFrom) && &b[0] == &m.decodedFrom[0] {
+		return m.decoded, nil
 	}
 	md, err := metadata.Read(b)
 	if err != nil {
 		return nil, err
 	}
-	f.decoded, f.decodedFrom = md, b
+	if f.meta == nil {
+		f.meta = &metaFile{}
+	}
+	f.meta.decoded, f.meta.decodedFrom = md, b
 	fs.decodedFiles = append(fs.decodedFiles, f)
 	return md, nil
 }
@@ -119,18 +127,21 @@ func (fs *memFS) metadata(f *file, b []byte) (*metadata.File, error) {
 // modelOf is md, a decode of f's content (metadata), converted for fs's version: once per
 // decode (read only).
 func (fs *memFS) modelOf(f *file, md *metadata.File) model.CheckpointMetadata {
-	if f.modeledFrom != md {
-		f.modeled, f.modeledFrom = md.ModelFor(fs.version), md
+	m := f.meta
+	if m.modeledFrom != md {
+		m.modeled, m.modeledFrom = md.ModelFor(fs.version), md
 	}
-	return f.modeled
+	return m.modeled
 }
 
 // forgetDecoded drops the decoded files (a restore's read and its plan are done with them):
 // they would only make the live heap larger.
 func (fs *memFS) forgetDecoded() {
 	for _, f := range fs.decodedFiles {
-		f.decoded, f.decodedFrom = nil, nil
-		f.modeled, f.modeledFrom = model.CheckpointMetadata{}, nil
+		if m := f.meta; m != nil {
+			m.decoded, m.decodedFrom = nil, nil
+			m.modeled, m.modeledFrom = model.CheckpointMetadata{}, nil
+		}
 	}
 	fs.decodedFiles = fs.decodedFiles[:0]
 }
@@ -391,15 +402,15 @@ func (fs *memFS) read(h model.StreamHandle) (any, error) {
 
 // load encodes f's content if it was written unencoded (writeMetadata).
 func (fs *memFS) load(f *file) {
-	if f.unencoded == nil {
+	if f.meta == nil || f.meta.unencoded == nil {
 		return
 	}
-	b, err := metadata.Append(fs.scratch[:0], f.unencoded)
+	b, err := metadata.Append(fs.scratch[:0], f.meta.unencoded)
 	if err != nil {
 		panic("sim: internal error: writing metadata: " + err.Error())
 	}
 	fs.scratch = b
-	f.content, f.size, f.unencoded = bytes.Clone(b), int64(len(b)), nil
+	f.content, f.size, f.meta.unencoded = bytes.Clone(b), int64(len(b)), nil
 }
 
 // sourceTask is a source subtask: the splits it owns and their next offsets.
