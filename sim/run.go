@@ -84,8 +84,10 @@ type World struct {
 	useLocal bool
 	// usedLocal counts the operator states of the last restore read from a local copy.
 	usedLocal int
-	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment).
+	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment), and
+	// handleReads each handle's (nil outside one).
 	lastSourceRead sourceRead
+	handleReads    map[*model.NamedOperatorState]handleRead
 	// Storage faults injected: checkpoints whose metadata or files were damaged, files deleted.
 	damagedCkpt  map[int64]bool
 	faultDeleted map[string]bool
