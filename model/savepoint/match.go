@@ -21,8 +21,8 @@ import (
 // sharing its identity, not all old subtasks (which made a plan quadratic in the parallelism).
 type oldIndex struct {
 	os    *model.OperatorState
-	seq   [2][]oldKeyed     // managed, raw
-	byKey [2]map[any][]int  // matchKey → ascending positions in seq (key-groups handles: byKG)
+	seq   [2][]oldKeyed    // managed, raw
+	byKey [2]map[any][]int // matchKey → ascending positions in seq (key-groups handles: byKG)
 	byKG  [2]map[keyGroupsKey][]int
 	ops   [2][]*oldOpHandle // the old operator-state handles (their used marks: see operator)
 	// opsAt maps a delegate stream to the ascending positions in ops of the handles writing it,
