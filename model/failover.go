@@ -132,7 +132,15 @@ type FailoverTopology struct {
 	// per region: consumed non-pipelined partitions, and regions consuming what it produces
 	consumed       [][]partRef
 	consumerRegion [][]int
+	// consumedRuns splits each region's consumed partitions (sorted by edge) into one run per
+	// edge, and reconsumable says, per edge, whether its partitions stay available for
+	// consumption (RegionsToRestart skips a run whose partitions are all available at once).
+	consumedRuns [][]partRun
+	reconsumable []bool
 }
+
+// partRun is the partitions consumed[r][lo:hi], all of edge.
+type partRun struct{ edge, lo, hi int }
 
 // NewFailoverTopology expands the job graph and computes its pipelined regions: subtasks joined
 // by PIPELINED / PIPELINED_BOUNDED partitions share a region; then regions that form a cycle
@@ -181,7 +189,7 @@ func NewFailoverTopology(vertices []FailoverVertex, edges []FailoverEdge) (*Fail
 			continue
 		}
 		for p := 0; p < vertices[e.Producer].Parallelism; p++ {
-			for _, c := range t.consumersOf(ei, p) {
+			for c, hi := t.consumerRange(ei, p); c < hi; c++ {
 				union(t.base[e.Producer]+p, t.base[e.Consumer]+c)
 			}
 		}
@@ -206,7 +214,7 @@ func NewFailoverTopology(vertices []FailoverVertex, edges []FailoverEdge) (*Fail
 		}
 		for p := 0; p < vertices[e.Producer].Parallelism; p++ {
 			from := raw[t.base[e.Producer]+p]
-			for _, c := range t.consumersOf(ei, p) {
+			for c, hi := t.consumerRange(ei, p); c < hi; c++ {
 				if to := raw[t.base[e.Consumer]+c]; to != from {
 					out[from] = append(out[from], to)
 				}
@@ -235,7 +243,7 @@ func NewFailoverTopology(vertices []FailoverVertex, edges []FailoverEdge) (*Fail
 	for ei, e := range edges {
 		for p := 0; p < vertices[e.Producer].Parallelism; p++ {
 			from := t.regionOf[t.base[e.Producer]+p]
-			for _, c := range t.consumersOf(ei, p) {
+			for c, hi := t.consumerRange(ei, p); c < hi; c++ {
 				to := t.regionOf[t.base[e.Consumer]+c]
 				if to != from {
 					t.consumerRegion[from] = append(t.consumerRegion[from], to)
@@ -254,15 +262,39 @@ func NewFailoverTopology(vertices []FailoverVertex, edges []FailoverEdge) (*Fail
 		})
 		t.consumed[r] = slices.Compact(t.consumed[r])
 	}
+	t.consumedRuns = make([][]partRun, len(t.regions))
+	for r, ps := range t.consumed {
+		for lo := 0; lo < len(ps); {
+			hi := lo + 1
+			for hi < len(ps) && ps[hi].edge == ps[lo].edge {
+				hi++
+			}
+			t.consumedRuns[r] = append(t.consumedRuns[r], partRun{ps[lo].edge, lo, hi})
+			lo = hi
+		}
+	}
+	t.reconsumable = make([]bool, len(edges))
+	for ei, e := range edges {
+		t.reconsumable[ei] = e.Type.IsReconsumable() || e.Type == PipelinedApproximate
+	}
 	return t, nil
 }
 
 // consumersOf lists the consumer subtasks of partition p of edge ei
 // (EdgeManagerBuildUtil.connectAllToAll / connectPointwise).
 func (t *FailoverTopology) consumersOf(ei, p int) []int {
+	lo, hi := t.consumerRange(ei, p)
+	out := make([]int, 0, hi-lo)
+	for c := lo; c < hi; c++ {
+		out = append(out, c)
+	}
+	return out
+}
+
+// consumerRange is consumersOf as the range of subtasks lo..hi-1.
+func (t *FailoverTopology) consumerRange(ei, p int) (lo, hi int) {
 	e := t.edges[ei]
 	src, dst := t.vertices[e.Producer].Parallelism, t.vertices[e.Consumer].Parallelism
-	var lo, hi int
 	switch {
 	case e.Pattern == AllToAll:
 		lo, hi = 0, dst
@@ -280,11 +312,7 @@ func (t *FailoverTopology) consumersOf(ei, p int) []int {
 		lo = (p*dst + src - 1) / src
 		hi = ((p+1)*dst + src - 1) / src
 	}
-	out := make([]int, 0, hi-lo)
-	for c := lo; c < hi; c++ {
-		out = append(out, c)
-	}
-	return out
+	return lo, hi
 }
 
 // stronglyConnectedComponents returns, per node, a component id (Tarjan's algorithm,
@@ -421,9 +449,10 @@ func (t *FailoverTopology) AppendRegionsToRestart(dst []ExecutionVertexID, faile
 		if st.Released[ResultPartitionID{p.edge, p.partition}] {
 			return false
 		}
-		typ := t.edges[p.edge].Type
-		return typ.IsReconsumable() || typ == PipelinedApproximate
+		return t.reconsumable[p.edge]
 	}
+	// With no partition failed or released, a re-consumable edge's partitions are all available.
+	noneLost := st.FailedPartition == nil && len(st.Released) == 0
 	visited := make([]bool, len(t.regions))
 	start := t.regionOf[s]
 	visited[start] = true
@@ -431,14 +460,19 @@ func (t *FailoverTopology) AppendRegionsToRestart(dst []ExecutionVertexID, faile
 	for len(queue) > 0 {
 		r := queue[0]
 		queue = queue[1:]
-		for _, p := range t.consumed[r] {
-			if available(p) {
+		for _, run := range t.consumedRuns[r] {
+			if noneLost && t.reconsumable[run.edge] {
 				continue
 			}
-			producer := t.regionOf[t.base[t.edges[p.edge].Producer]+p.partition]
-			if !visited[producer] {
-				visited[producer] = true
-				queue = append(queue, producer)
+			for _, p := range t.consumed[r][run.lo:run.hi] {
+				if available(p) {
+					continue
+				}
+				producer := t.regionOf[t.base[t.edges[p.edge].Producer]+p.partition]
+				if !visited[producer] {
+					visited[producer] = true
+					queue = append(queue, producer)
+				}
 			}
 		}
 		for _, c := range t.consumerRegion[r] {

@@ -692,6 +692,8 @@ type rrBase struct {
 	rank, size     map[int]int
 	at             []int
 	pos            map[int]int
+	// unionAt lists, per delegate, the positions of its puts in rrOutput.union.
+	unionAt [][]int
 }
 
 // build turns the recorded puts into each new subtask's handles, in Flink's order: the handles
@@ -817,6 +819,11 @@ func (o *rrOutput) fromBase(i int) (result []OperatorStateHandle, ok bool) {
 			b.rank[d] = b.size[bucket]
 			b.size[bucket]++
 		}
+		b.unionAt = make([][]int, len(o.delegates))
+		for k := range o.union {
+			d := o.union[k].delegate
+			b.unionAt[d] = append(b.unionAt[d], k)
+		}
 		o.base = b
 	}
 	b := o.base
@@ -844,11 +851,9 @@ func (o *rrOutput) fromBase(i int) (result []OperatorStateHandle, ok bool) {
 		}
 		h.apply(p)
 	}
-	if len(own) > 0 {
-		for k := range o.union {
-			if h := find(o.union[k].delegate); h != nil {
-				h.apply(&o.union[k])
-			}
+	for k := range own { // (each handle its UNION puts, in order: puts to other handles do not touch it)
+		for _, u := range b.unionAt[own[k].delegate] {
+			own[k].apply(&o.union[u])
 		}
 	}
 	for k := range o.after[i] {

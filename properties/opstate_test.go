@@ -362,8 +362,8 @@ func TestOperatorStateOrder(t *testing.T) {
 			if d := cmp.Diff(want[i].Lines("op"), got.Lines("op")); d != "" {
 				t.Fatalf("%v: new subtask %d's handles or names not in Flink's order (-want +got):\n%s", c, i, d)
 			}
-			several = several || len(got.Handles) >= 2
-			for _, h := range got.Handles {
+			several = several || got.Len() >= 2
+			for _, h := range got.All() {
 				names = names || len(h.Names) >= 2
 			}
 		}

@@ -16,11 +16,8 @@ func (m *memFS) Stat(path string) (model.FileInfo, error) {
 		m.load(f)
 		return model.FileInfo{Len: f.size}, nil
 	}
-	prefix := strings.TrimSuffix(path, "/") + "/"
-	for p := range m.files {
-		if strings.HasPrefix(p, prefix) {
-			return model.FileInfo{IsDir: true}, nil
-		}
+	if m.isDir(path) {
+		return model.FileInfo{IsDir: true}, nil
 	}
 	return model.FileInfo{}, fs.ErrNotExist
 }
@@ -67,7 +64,7 @@ func writeMetadata(fsys *memFS, path string, md model.CheckpointMetadata, savepo
 	if err != nil {
 		return err
 	}
-	fsys.create(path).unencoded = f // (encoded when first read: memFS.load)
+	fsys.create(path).meta = &metaFile{unencoded: f} // (encoded when first read: memFS.load)
 	return nil
 }
 
@@ -90,14 +87,15 @@ func (m *memFS) ReadMetadata(loc model.CheckpointLocation) (model.CheckpointMeta
 	if !ok {
 		return model.CheckpointMetadata{}, fmt.Errorf("%s is not a metadata file", loc.Metadata.Path)
 	}
-	f, err := m.metadata(m.files[loc.Metadata.Path], b)
+	file := m.files[loc.Metadata.Path]
+	f, err := m.metadata(file, b)
 	if err != nil {
 		return model.CheckpointMetadata{}, err
 	}
 	if m.version != model.Flink1101 && !m.version.ReadsMetadataVersion(f.Version) {
 		return model.CheckpointMetadata{}, fmt.Errorf("metadata format version %d: Flink %v refuses it (\"Unrecognized checkpoint version number: %d\")", f.Version, m.version, f.Version)
 	}
-	return f.ModelFor(m.version), nil
+	return m.modelOf(file, f), nil
 }
 
 // complete hands a completed checkpoint or savepoint to the store; it returns what Flink deletes

@@ -159,7 +159,7 @@ func (w *World) checkHanded(step int, cp *model.CompletedCheckpoint, a *model.As
 	}
 	_, want := w.expectHanded(cp, nvs)
 	w.handedMemo = nil
-	seen := handedLists{}
+	seen := handedLists{lists: map[handedList]handedSplit{}}
 	for k, v := range vertices {
 		va := a.Vertices[k]
 		for i := range nvs[k].Parallelism {
@@ -211,7 +211,14 @@ func sameNewVertex(a, b oracle.NewVertex) bool {
 // handedLists memoizes what operatorMatches finds of one list of operator-state handles: the
 // assignment hands subtasks whose handles come out equal one shared list (UNION state: every
 // new subtask gets every old subtask's handles), so checking P subtasks costs P, not P².
-type handedLists map[handedList]handedSplit
+// Lists that are not shared still hold the UNION entries mostly at the same positions as the
+// list checked before them (a subtask's own handle moves within its HashMap bin): guesses
+// remembers, per union set, the entry found at each position of the last list, so that most
+// lookups compare one entry instead of hashing two strings.
+type handedLists struct {
+	lists   map[handedList]handedSplit
+	guesses map[*oracle.UnionSet][]int
+}
 
 type handedList struct {
 	first *model.OperatorStateHandle
@@ -229,7 +236,7 @@ type handedSplit struct {
 
 // matches reports whether the operators' states a subtask was handed are want's (generated ID →
 // state; operators handed nothing left out).
-func (m handedLists) matches(want map[string]*oracle.Handed, ops []model.OperatorRestore) bool {
+func (m *handedLists) matches(want map[string]*oracle.Handed, ops []model.OperatorRestore) bool {
 	n := 0
 	for _, op := range ops {
 		st := &op.State
@@ -252,25 +259,28 @@ func (m handedLists) matches(want map[string]*oracle.Handed, ops []model.Operato
 
 // operatorMatches reports whether handles hold exactly the entries want (sorted, not UNION) and
 // union (UNION), each once, in the order (of handles, and of names in each) Flink hands them.
-func (m handedLists) operatorMatches(want []oracle.Entry, union *oracle.UnionSet, order *oracle.Order, hs []model.OperatorStateHandle) bool {
+func (m *handedLists) operatorMatches(want []oracle.Entry, union *oracle.UnionSet, order *oracle.Order, hs []model.OperatorStateHandle) bool {
 	var key handedList
 	if len(hs) > 0 {
 		key = handedList{&hs[0], len(hs), union, order}
-		if s, ok := m[key]; ok {
+		if s, ok := m.lists[key]; ok {
 			return s.unionSame && oracle.SameEntries(want, s.rest)
 		}
 	}
-	s := splitHanded(union, hs)
+	s := m.split(union, hs)
 	s.unionSame = s.unionSame && inOrder(order, hs)
 	if key.first != nil {
-		m[key] = s
+		m.lists[key] = s
 	}
 	return s.unionSame && oracle.SameEntries(want, s.rest)
 }
 
-func splitHanded(union *oracle.UnionSet, hs []model.OperatorStateHandle) handedSplit {
+// split splits hs into its entries not of mode UNION and whether its UNION entries are exactly
+// union's, each once (handedSplit).
+func (m *handedLists) split(union *oracle.UnionSet, hs []model.OperatorStateHandle) handedSplit {
 	var rest []oracle.Entry
 	seen := make([]bool, union.Len())
+	guess := m.guesses[union] // (the entry at each position of the last list)
 	n, next := 0, 0
 	for _, h := range hs {
 		for k := range h.States {
@@ -279,13 +289,31 @@ func splitHanded(union *oracle.UnionSet, hs []model.OperatorStateHandle) handedS
 				rest = append(rest, oracle.Entry{Stream: h.Delegate.Path, State: &oracle.NamedList{Name: ns.Name, Mode: plainMode(ns.Mode), Offsets: ns.Offsets}})
 				continue
 			}
-			i, x, ok := union.LookupAt(next, h.Delegate.Path, ns.Name)
+			i, x, ok := -1, (*oracle.NamedList)(nil), false
+			if n < len(guess) {
+				i = guess[n]
+				x, ok = union.Match(i, h.Delegate.Path, ns.Name)
+			}
+			if !ok {
+				i, x, ok = union.LookupAt(next, h.Delegate.Path, ns.Name)
+			}
 			if !ok || seen[i] || !slices.Equal(x.Offsets, ns.Offsets) {
 				return handedSplit{}
 			}
 			seen[i] = true
+			if n < len(guess) {
+				guess[n] = i
+			} else {
+				guess = append(guess, i)
+			}
 			n, next = n+1, i+1
 		}
+	}
+	if union != nil {
+		if m.guesses == nil {
+			m.guesses = map[*oracle.UnionSet][]int{}
+		}
+		m.guesses[union] = guess
 	}
 	slices.SortFunc(rest, oracle.CompareEntries)
 	return handedSplit{rest: rest, unionSame: n == union.Len()}
@@ -297,22 +325,29 @@ func inOrder(order *oracle.Order, hs []model.OperatorStateHandle) bool {
 	if order == nil || order.Unknown {
 		return true
 	}
-	k := 0
-	for _, h := range hs {
-		if len(h.States) == 0 {
-			continue
+	i := 0 // (the next of hs)
+	for _, want := range order.All() {
+		for i < len(hs) && len(hs[i].States) == 0 {
+			i++
 		}
-		if k == len(order.Handles) || order.Handles[k].Stream != h.Delegate.Path || len(order.Handles[k].Names) != len(h.States) {
+		if i == len(hs) {
 			return false
 		}
-		for j, n := range order.Handles[k].Names {
+		h := &hs[i]
+		if want.Stream != h.Delegate.Path || len(want.Names) != len(h.States) {
+			return false
+		}
+		for j, n := range want.Names {
 			if h.States[j].Name != n {
 				return false
 			}
 		}
-		k++
+		i++
 	}
-	return k == len(order.Handles)
+	for i < len(hs) && len(hs[i].States) == 0 {
+		i++
+	}
+	return i == len(hs)
 }
 
 // describedHanded is st as handed, for a diff (every entry listed with the others).

@@ -76,7 +76,8 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 	w.usedLocal = 0
 	// Source subtasks: the offsets list state (files are read afresh by every restore).
 	w.lastSourceRead = sourceRead{}
-	defer func() { w.lastSourceRead = sourceRead{} }()
+	w.handleReads = map[*model.NamedOperatorState]handleRead{}
+	defer func() { w.lastSourceRead, w.handleReads = sourceRead{}, nil }()
 	w.srcMaxPar = srcV.MaxParallelism
 	w.src = make([]*sourceTask, w.job.Source.Parallelism)
 	srcID := model.OperatorIDFromUID(w.job.Source.UID)
@@ -277,7 +278,7 @@ func (w *World) sourceElements(handles []model.OperatorStateHandle) (elems []sou
 	if m := &w.lastSourceRead; len(handles) > 0 && len(m.handles) == len(handles) && &m.handles[0] == &handles[0] {
 		return m.elems, m.union, m.err
 	}
-	elems, err = readSourceElements(w.fs, handles)
+	elems, err = readSourceElements(w.fs, handles, w.handleReads)
 	for _, e := range elems {
 		if e.mode == model.Union {
 			union = append(union, e.splitOffset)
@@ -287,9 +288,29 @@ func (w *World) sourceElements(handles []model.OperatorStateHandle) (elems []sou
 	return elems, union, err
 }
 
-func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourceElement, error) {
+// handleRead is the elements read of one handle (its states and delegate), during one restore.
+type handleRead struct {
+	delegate model.StreamHandle
+	n        int // the handle's states
+	elems    []sourceElement
+}
+
+// readSourceElements reads the elements of the states of handles, in order, from the storage.
+// cache, when not nil, holds what a handle read during the restore (by its states: the
+// assignment hands new subtasks the old handles, each subtask of a UNION state all of them, in
+// orders that differ), so that each handle's file is read once a restore.
+func readSourceElements(fs *memFS, handles []model.OperatorStateHandle, cache map[*model.NamedOperatorState]handleRead) ([]sourceElement, error) {
 	var elems []sourceElement
 	for _, h := range handles {
+		var key *model.NamedOperatorState
+		if cache != nil && len(h.States) > 0 {
+			key = &h.States[0]
+			if r, ok := cache[key]; ok && r.n == len(h.States) && r.delegate == h.Delegate {
+				elems = append(elems, r.elems...)
+				continue
+			}
+		}
+		first := len(elems)
 		c, err := fs.read(h.Delegate)
 		if err != nil {
 			return nil, err
@@ -308,6 +329,9 @@ func readSourceElements(fs *memFS, handles []model.OperatorStateHandle) ([]sourc
 				}
 				elems = append(elems, sourceElement{mode: ns.Mode, splitOffset: list[k-start]})
 			}
+		}
+		if key != nil {
+			cache[key] = handleRead{h.Delegate, len(h.States), elems[first:len(elems):len(elems)]}
 		}
 	}
 	return elems, nil

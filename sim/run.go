@@ -45,12 +45,10 @@ type World struct {
 	// noClaim holds, by directory, the snapshots a job was restored from in NO_CLAIM mode (and
 	// none claimed since): no job may delete their files.
 	noClaim map[string]snapshotFacts
-	// noClaimChecked is what checkNoClaimFiles last saw: the count of deleted watched files (memFS.watch), and whether
-	// a snapshot was added to noClaim since (only a deletion or a new snapshot can fail it).
-	noClaimChecked struct {
-		removed uint64
-		fresh   bool
-	}
+	// noClaimFresh lists the snapshots added to noClaim since checkNoClaimFiles last looked (by
+	// directory): only these, and those whose watched files were deleted since
+	// (memFS.takeRemovedWatched), can fail it.
+	noClaimFresh []string
 	// retained is the configured state.checkpoints.num-retained; a JobManager reads it when it
 	// starts (a new job, a JobManager failover).
 	retained int
@@ -72,6 +70,9 @@ type World struct {
 	known string
 	// handedMemo is the oracle's handed state of the restore being checked (expectHanded).
 	handedMemo *handedMemo
+	// assigned is the model's assignment of the restore from a pointer being checked
+	// (assignModel).
+	assigned assignMemo
 	// tainted is the first known issue that corrupted the run's state; later violations are
 	// reported as its consequences ("after …"), not as new failures.
 	tainted string
@@ -90,8 +91,10 @@ type World struct {
 	localRescaledAt int64
 	// usedLocal counts the operator states of the last restore read from a local copy.
 	usedLocal int
-	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment).
+	// lastSourceRead memoizes the source's state reads within one restore (applyAssignment), and
+	// handleReads each handle's (nil outside one).
 	lastSourceRead sourceRead
+	handleReads    map[*model.NamedOperatorState]handleRead
 	// Storage faults injected: checkpoints whose metadata or files were damaged, files deleted.
 	damagedCkpt  map[int64]bool
 	faultDeleted map[string]bool

@@ -496,8 +496,10 @@ func (w *World) restart(step int, c Change) string {
 // restored world is checked. It returns the model's error (nil when restored) and whether it was
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
-	defer func() { // (what the plan check and checkHanded of this restore share)
+	w.assigned = assignMemo{on: true}
+	defer func() { // (what the restore, its plan check and checkHanded share)
 		w.handedMemo = nil
+		w.assigned = assignMemo{}
 		w.fs.forgetDecoded()
 	}()
 	w.clearLocal()
@@ -534,8 +536,8 @@ func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored boo
 		delete(w.noClaim, f.pointer)
 	} else if w.plan.Version != model.Flink1101 { // (1.10.1 knows no restore modes)
 		w.noClaim[f.pointer] = f
-		w.fs.watch(f.files)
-		w.noClaimChecked.fresh = true
+		w.fs.watch(f.pointer, f.files)
+		w.noClaimFresh = append(w.noClaimFresh, f.pointer)
 	}
 	err = w.applyAssignment(res.Assignment, false)
 	w.checkPlan(step, f, j, allowNonRestored, exp, nil, res.Checkpoint) // (after the assignment, which names a known issue it runs into)
@@ -887,12 +889,8 @@ func (w *World) checkDiscarded(step int, removed []oracle.Snapshot) {
 		if !s.Discard || !ok {
 			continue
 		}
-		prefix := f.pointer + "/"
-		for p := range w.fs.files {
-			if strings.HasPrefix(p, prefix) {
-				w.violate(step, InvDiscarded, fmt.Sprintf("snapshot %d was subsumed, but its directory %s keeps files", s.ID, f.pointer), "")
-				break
-			}
+		if w.fs.isDir(f.pointer) {
+			w.violate(step, InvDiscarded, fmt.Sprintf("snapshot %d was subsumed, but its directory %s keeps files", s.ID, f.pointer), "")
 		}
 	}
 }
@@ -910,15 +908,28 @@ func snapshotFiles(dir string, md model.CheckpointMetadata) []string {
 // checkNoClaimFiles checks, after every step, that every file of a snapshot restored in NO_CLAIM
 // mode still exists (Flink never deletes what it does not own: SPEC §H.1, §H.3), unless a fault
 // deleted it or damaged the snapshot. A snapshot is reported once.
+//
+// Only a deletion or a new snapshot can fail it: it looks at the snapshots added since it last
+// looked and at those with a file deleted since (the others held then, and still do), in the
+// order of their directories.
 func (w *World) checkNoClaimFiles(step int) {
-	c := &w.noClaimChecked
-	if !c.fresh && c.removed == w.fs.removed {
-		return // no file deleted and no snapshot added since the last check
+	removed := w.fs.takeRemovedWatched()
+	if len(w.noClaimFresh) == 0 && len(removed) == 0 {
+		return
 	}
-	c.fresh, c.removed = false, w.fs.removed
-	for _, dir := range slices.Sorted(maps.Keys(w.noClaim)) {
-		f := w.noClaim[dir]
-		if w.damagedCkpt[f.id] {
+	look := map[string]bool{}
+	for _, dir := range w.noClaimFresh {
+		look[dir] = true
+	}
+	w.noClaimFresh = w.noClaimFresh[:0]
+	for _, p := range removed {
+		for _, dir := range w.fs.watchers[p] {
+			look[dir] = true
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(look)) {
+		f, ok := w.noClaim[dir]
+		if !ok || w.damagedCkpt[f.id] {
 			continue
 		}
 		for _, p := range f.files {

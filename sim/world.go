@@ -86,6 +86,11 @@ type kv struct {
 type file struct {
 	content any
 	size    int64
+	meta    *metaFile // a _metadata file's (nil for the others)
+}
+
+// metaFile is what memFS keeps of a _metadata file besides its bytes.
+type metaFile struct {
 	// unencoded is a _metadata file the simulation wrote, kept as written until its bytes or
 	// its size are first asked for (memFS.load encodes it then and sets content and size):
 	// most checkpoints are never read back.
@@ -95,70 +100,141 @@ type file struct {
 	// the bytes.
 	decoded     *metadata.File
 	decodedFrom []byte
+	// modeled is decoded converted for the memFS's version (modelOf), once per decode: the
+	// restore and the planner take the same conversion (read only).
+	modeled     model.CheckpointMetadata
+	modeledFrom *metadata.File
 }
 
 // metadata decodes the _metadata bytes b file f holds, once for each content it holds until
 // forgetDecoded.
 func (fs *memFS) metadata(f *file, b []byte) (*metadata.File, error) {
-	if f.decoded != nil && len(b) > 0 && len(b) == len(f.decodedFrom) && &b[0] == &f.decodedFrom[0] {
-		return f.decoded, nil
+	if m := f.meta; m != nil && m.decoded != nil && len(b) > 0 && len(b) == len(m.decodedFrom) && &b[0] == &m.decodedFrom[0] {
+		return m.decoded, nil
 	}
 	md, err := metadata.Read(b)
 	if err != nil {
 		return nil, err
 	}
-	f.decoded, f.decodedFrom = md, b
+	if f.meta == nil {
+		f.meta = &metaFile{}
+	}
+	f.meta.decoded, f.meta.decodedFrom = md, b
 	fs.decodedFiles = append(fs.decodedFiles, f)
 	return md, nil
+}
+
+// modelOf is md, a decode of f's content (metadata), converted for fs's version: once per
+// decode (read only).
+func (fs *memFS) modelOf(f *file, md *metadata.File) model.CheckpointMetadata {
+	m := f.meta
+	if m.modeledFrom != md {
+		m.modeled, m.modeledFrom = md.ModelFor(fs.version), md
+	}
+	return m.modeled
 }
 
 // forgetDecoded drops the decoded files (a restore's read and its plan are done with them):
 // they would only make the live heap larger.
 func (fs *memFS) forgetDecoded() {
 	for _, f := range fs.decodedFiles {
-		f.decoded, f.decodedFrom = nil, nil
+		if m := f.meta; m != nil {
+			m.decoded, m.decodedFrom = nil, nil
+			m.modeled, m.modeledFrom = model.CheckpointMetadata{}, nil
+		}
 	}
 	fs.decodedFiles = fs.decodedFiles[:0]
 }
 
 // memFS is the simulated checkpoint storage: a flat map of paths; directories are implied by
-// the paths below them. It implements model.CheckpointFS for pointer resolution.
+// the paths below them (dirs indexes them). It implements model.CheckpointFS for pointer
+// resolution.
 type memFS struct {
 	files map[string]*file
+	// dirs holds every directory, by path: each prefix of a file's path that ends before a '/'
+	// (so "file:/a/b" lies in "file:/a", which lies in "file:"). A directory is there while
+	// some file lies below it: removing a directory's files, or its subtree, costs what lies
+	// below it, not every file of the storage.
+	dirs map[string]*dirNode
+	// lastDir is the directory addDir returned last.
+	lastDir lastDir
 	// version is the Flink version whose metadata reader rebuilds the operator-state maps.
 	version model.FlinkVersion
 	// scratch is the buffer _metadata files are encoded in before their bytes are stored.
 	scratch []byte
 	// decodedFiles are the files holding a decode (metadata).
 	decodedFiles []*file
-	// removed counts the deletions (remove) of watched files; watched holds the files of the
-	// snapshots restored in NO_CLAIM mode (watch), the only deletions checkNoClaimFiles must
-	// look again after (most deletions are pruned local copies and subsumed checkpoints).
-	removed uint64
-	watched map[string]bool
+	// watchers maps each file of the snapshots restored in NO_CLAIM mode (watch) to their
+	// directories; removedWatched lists those files deleted (remove) since takeRemovedWatched:
+	// the only deletions checkNoClaimFiles must look again after (most deletions are pruned
+	// local copies and subsumed checkpoints).
+	watchers       map[string][]string
+	watchedDirs    map[string]watchedList // (the list last watched for each directory)
+	removedWatched []string
 	// slab is where newFile takes files from.
 	slab []file
 }
 
 // remove deletes the file at path, if any.
 func (fs *memFS) remove(path string) {
-	if f, ok := fs.files[path]; ok {
-		delete(fs.files, path)
-		*f = file{} // (its slab may outlive it: let go of the content)
-		if fs.watched[path] {
-			fs.removed++
+	if _, ok := fs.files[path]; ok {
+		fs.drop(path)
+		if dir, ok := parentDir(path); ok {
+			d := fs.addDir(dir) // (there: path lies in it)
+			d.n--
+			switch {
+			case d.empty():
+				fs.dropDir(dir)
+			case len(d.files) > 64 && len(d.files) > 4*d.n:
+				d.files = slices.DeleteFunc(d.files, func(p string) bool { _, ok := fs.files[p]; return !ok })
+				slices.Sort(d.files)
+				d.files = slices.Compact(d.files)
+			}
 		}
 	}
 }
 
-// watch adds paths to the files whose deletion removed counts.
-func (fs *memFS) watch(paths []string) {
-	if fs.watched == nil {
-		fs.watched = map[string]bool{}
+// drop deletes the file at path, which exists, leaving its directory's list to the caller.
+func (fs *memFS) drop(path string) {
+	f := fs.files[path]
+	delete(fs.files, path)
+	*f = file{} // (its slab may outlive it: let go of the content)
+	if len(fs.watchers[path]) > 0 {
+		fs.removedWatched = append(fs.removedWatched, path)
 	}
+}
+
+// watch adds the files of the snapshot in directory dir (paths) to the watched files.
+func (fs *memFS) watch(dir string, paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	if fs.watchers == nil {
+		fs.watchers, fs.watchedDirs = map[string][]string{}, map[string]watchedList{}
+	}
+	l := watchedList{&paths[0], len(paths)}
+	if fs.watchedDirs[dir] == l {
+		return // (the same list again: a snapshot restored again)
+	}
+	fs.watchedDirs[dir] = l
 	for _, p := range paths {
-		fs.watched[p] = true
+		if !slices.Contains(fs.watchers[p], dir) {
+			fs.watchers[p] = append(fs.watchers[p], dir)
+		}
 	}
+}
+
+// watchedList identifies a list of paths watched (its first element and length).
+type watchedList struct {
+	first *string
+	n     int
+}
+
+// takeRemovedWatched returns the watched files deleted since it was last called.
+func (fs *memFS) takeRemovedWatched() []string {
+	r := fs.removedWatched
+	fs.removedWatched = nil
+	return r
 }
 
 // newFile returns a zero file from fs's current slab (files come in blocks of fileSlab).
@@ -174,7 +250,72 @@ func (fs *memFS) newFile() *file {
 // fileSlab is how many files memFS.newFile allocates at once.
 const fileSlab = 64
 
-func newMemFS(v model.FlinkVersion) *memFS { return &memFS{files: map[string]*file{}, version: v} }
+func newMemFS(v model.FlinkVersion) *memFS {
+	return &memFS{files: map[string]*file{}, dirs: map[string]*dirNode{}, version: v}
+}
+
+// dirNode is a directory of memFS: the paths of the files directly in it and of its
+// subdirectories. files is appended to as files are created and not cut as they are deleted
+// (a path may also come twice, deleted and created again): n counts the files there.
+type dirNode struct {
+	files   []string
+	n       int
+	subdirs map[string]struct{}
+}
+
+type lastDir struct {
+	path string
+	node *dirNode
+}
+
+func (d *dirNode) empty() bool { return d.n == 0 && len(d.subdirs) == 0 }
+
+// parentDir is the directory path lies in, and false when it lies in none (no '/').
+func parentDir(path string) (string, bool) {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return "", false
+	}
+	return path[:i], true
+}
+
+// addDir returns directory dir, adding it (and the directories it lies in) when missing.
+func (fs *memFS) addDir(dir string) *dirNode {
+	if fs.lastDir.path == dir && fs.lastDir.node != nil {
+		return fs.lastDir.node // (a snapshot writes its files into one directory)
+	}
+	d := fs.dirs[dir]
+	if d != nil {
+		fs.lastDir = lastDir{dir, d}
+		return d
+	}
+	d = &dirNode{}
+	fs.dirs[dir] = d
+	if parent, ok := parentDir(dir); ok {
+		pd := fs.addDir(parent)
+		if pd.subdirs == nil {
+			pd.subdirs = map[string]struct{}{}
+		}
+		pd.subdirs[dir] = struct{}{}
+	}
+	return d
+}
+
+// dropDir removes directory dir, now empty, and each directory it lies in that is left empty.
+func (fs *memFS) dropDir(dir string) {
+	fs.forgetDir(dir)
+	if parent, ok := parentDir(dir); ok {
+		if d := fs.dirs[parent]; d != nil {
+			delete(d.subdirs, dir)
+			if d.empty() {
+				fs.dropDir(parent)
+			}
+		}
+	}
+}
+
+// isDir reports whether some file lies below dir.
+func (fs *memFS) isDir(dir string) bool { return fs.dirs[strings.TrimSuffix(dir, "/")] != nil }
 
 func (fs *memFS) put(path string, content any, size int64) model.StreamHandle {
 	f := fs.create(path)
@@ -187,6 +328,10 @@ func (fs *memFS) create(path string) *file {
 	f := fs.newFile()
 	if old := fs.files[path]; old != nil {
 		*old = file{}
+	} else if dir, ok := parentDir(path); ok {
+		d := fs.addDir(dir)
+		d.files = append(d.files, path)
+		d.n++
 	}
 	fs.files[path] = f
 	return f
@@ -194,32 +339,55 @@ func (fs *memFS) create(path string) *file {
 
 // removeAll deletes dir and everything below it.
 func (fs *memFS) removeAll(dir string) {
-	prefix := strings.TrimSuffix(dir, "/") + "/"
-	for p := range fs.files {
-		if p == dir || strings.HasPrefix(p, prefix) {
-			fs.remove(p)
+	fs.remove(dir)
+	fs.removeBelow(strings.TrimSuffix(dir, "/"))
+}
+
+// removeDirs deletes everything below any of dirs but "".
+func (fs *memFS) removeDirs(dirs map[string]bool) {
+	for d := range dirs { // (the order of the deletions does not matter)
+		if d != "" {
+			fs.removeBelow(d)
 		}
 	}
 }
 
-// removeDirs deletes everything below any of dirs in one pass over the files.
-func (fs *memFS) removeDirs(dirs map[string]bool) {
-	if len(dirs) == 0 {
+// removeBelow deletes every file below dir.
+func (fs *memFS) removeBelow(dir string) {
+	d := fs.dirs[dir]
+	if d == nil {
 		return
 	}
-	for p := range fs.files {
-		// p's directories, innermost first, as path.Dir gives them for a clean path (without
-		// its allocations)
-		for d := p; ; {
-			i := strings.LastIndexByte(d, '/')
-			if i <= 0 {
-				break
-			}
-			if d = d[:i]; dirs[d] {
-				fs.remove(p)
-				break
+	fs.dropTree(dir, d)
+	if parent, ok := parentDir(dir); ok {
+		if pd := fs.dirs[parent]; pd != nil {
+			delete(pd.subdirs, dir)
+			if pd.empty() {
+				fs.dropDir(parent)
 			}
 		}
+	}
+}
+
+// dropTree deletes directory dir (d), its files and its subdirectories, leaving the directory
+// it lies in to the caller.
+func (fs *memFS) dropTree(dir string, d *dirNode) {
+	for _, p := range d.files {
+		if _, ok := fs.files[p]; ok { // (not deleted since, nor listed twice)
+			fs.drop(p)
+		}
+	}
+	for sub := range d.subdirs {
+		fs.dropTree(sub, fs.dirs[sub])
+	}
+	fs.forgetDir(dir)
+}
+
+// forgetDir deletes directory dir from the index.
+func (fs *memFS) forgetDir(dir string) {
+	delete(fs.dirs, dir)
+	if fs.lastDir.path == dir {
+		fs.lastDir = lastDir{}
 	}
 }
 
@@ -234,15 +402,15 @@ func (fs *memFS) read(h model.StreamHandle) (any, error) {
 
 // load encodes f's content if it was written unencoded (writeMetadata).
 func (fs *memFS) load(f *file) {
-	if f.unencoded == nil {
+	if f.meta == nil || f.meta.unencoded == nil {
 		return
 	}
-	b, err := metadata.Append(fs.scratch[:0], f.unencoded)
+	b, err := metadata.Append(fs.scratch[:0], f.meta.unencoded)
 	if err != nil {
 		panic("sim: internal error: writing metadata: " + err.Error())
 	}
 	fs.scratch = b
-	f.content, f.size, f.unencoded = bytes.Clone(b), int64(len(b)), nil
+	f.content, f.size, f.meta.unencoded = bytes.Clone(b), int64(len(b)), nil
 }
 
 // sourceTask is a source subtask: the splits it owns and their next offsets.

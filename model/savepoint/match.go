@@ -21,8 +21,9 @@ import (
 // sharing its identity, not all old subtasks (which made a plan quadratic in the parallelism).
 type oldIndex struct {
 	os    *model.OperatorState
-	seq   [2][]oldKeyed     // managed, raw
-	byKey [2]map[any][]int  // matchKey → ascending positions in seq
+	seq   [2][]oldKeyed    // managed, raw
+	byKey [2]map[any][]int // matchKey → ascending positions in seq (key-groups handles: byKG)
+	byKG  [2]map[keyGroupsKey][]int
 	ops   [2][]*oldOpHandle // the old operator-state handles (their used marks: see operator)
 	// opsAt maps a delegate stream to the ascending positions in ops of the handles writing it,
 	// so a received operator-state handle costs the handles of its stream, not all old subtasks.
@@ -58,9 +59,13 @@ func (x *oldIndex) keyedIndex(r int) {
 		return
 	}
 	x.seq[r] = x.keyedSeq(r == 1)
-	x.byKey[r] = make(map[any][]int, len(x.seq[r]))
+	x.byKey[r] = map[any][]int{}
+	x.byKG[r] = make(map[keyGroupsKey][]int, len(x.seq[r]))
 	for i, o := range x.seq[r] {
-		if k, ok := matchKey(o.h); ok {
+		if h, ok := o.h.(*model.KeyGroupsStateHandle); ok { // (the common kind, without boxing its key)
+			k := keyGroupsKey{h.Delegate, h.StateHandleID, h.Savepoint}
+			x.byKG[r][k] = append(x.byKG[r][k], i)
+		} else if k, ok := matchKey(o.h); ok {
 			x.byKey[r][k] = append(x.byKey[r][k], i)
 		}
 	}
@@ -159,14 +164,17 @@ func (x *oldIndex) find(raw bool, c int, got model.KeyedStateHandle) int {
 	r := b2i(raw)
 	x.keyedIndex(r)
 	seq := x.seq[r]
-	k, ok := matchKey(got)
-	if !ok {
+	var at []int
+	if h, ok := got.(*model.KeyGroupsStateHandle); ok {
+		at = x.byKG[r][keyGroupsKey{h.Delegate, h.StateHandleID, h.Savepoint}]
+	} else if k, ok := matchKey(got); ok {
+		at = x.byKey[r][k]
+	} else {
 		for c < len(seq) && !sameKeyedHandle(seq[c].h, got) {
 			c++
 		}
 		return c
 	}
-	at := x.byKey[r][k]
 	for i := sort.SearchInts(at, c); i < len(at); i++ {
 		if sameKeyedHandle(seq[at[i]].h, got) {
 			return at[i]
@@ -355,12 +363,16 @@ func (x *oldIndex) matchOperator(got []model.OperatorStateHandle, r int) (map[st
 	out := map[string]*OperatorStatePart{}
 	x.opIndex(r)
 	olds := x.ops[r]
-	used := map[int]map[string][]bool{} // per old handle and name, offset positions already attributed
+	var used usedOffsets // per old handle and name, offset positions already attributed
 	type pair struct {
 		subtask, handle, idx int
 		bytes                int64
 	}
-	perName := map[string][]pair{}
+	type named struct {
+		name  string
+		pairs []pair
+	}
+	var perName []named // (few names: a linear search)
 	for _, g := range got {
 		for _, s := range g.States {
 			ps := out[s.Name]
@@ -380,21 +392,22 @@ func (x *oldIndex) matchOperator(got []model.OperatorStateHandle, r int) (map[st
 					if os.Name != s.Name {
 						continue
 					}
-					u := used[hi]
-					at := findRun(os.Offsets, s.Offsets, u[s.Name])
+					u := used.get(hi, s.Name)
+					at := findRun(os.Offsets, s.Offsets, u)
 					if at < 0 {
 						continue
 					}
 					if u == nil {
-						u = map[string][]bool{}
-						used[hi] = u
+						u = used.add(hi, s.Name, len(os.Offsets))
 					}
-					if u[s.Name] == nil {
-						u[s.Name] = make([]bool, len(os.Offsets))
+					k := slices.IndexFunc(perName, func(n named) bool { return n.name == s.Name })
+					if k < 0 {
+						k = len(perName)
+						perName = append(perName, named{name: s.Name})
 					}
 					for q := range s.Offsets {
-						u[s.Name][at+q] = true
-						perName[s.Name] = append(perName[s.Name], pair{o.subtask, hi, at + q, elementBytes(o.all, os.Offsets[at+q], o.h.Delegate.Size)})
+						u[at+q] = true
+						perName[k].pairs = append(perName[k].pairs, pair{o.subtask, hi, at + q, elementBytes(o.all, os.Offsets[at+q], o.h.Delegate.Size)})
 					}
 					found = true
 					break
@@ -408,20 +421,75 @@ func (x *oldIndex) matchOperator(got []model.OperatorStateHandle, r int) (map[st
 			}
 		}
 	}
-	for name, ps := range perName {
-		sort.SliceStable(ps, func(a, b int) bool {
-			if ps[a].handle != ps[b].handle {
-				return ps[a].handle < ps[b].handle
+	for _, n := range perName {
+		ps := n.pairs
+		slices.SortStableFunc(ps, func(a, b pair) int {
+			if a.handle != b.handle {
+				return a.handle - b.handle
 			}
-			return ps[a].idx < ps[b].idx
+			return a.idx - b.idx
 		})
-		st := out[name]
+		st := out[n.name]
+		st.Pairs = slices.Grow(st.Pairs, len(ps))
 		for _, p := range ps {
 			st.Pairs = append(st.Pairs, [2]int{p.subtask, p.idx})
 			st.Bytes += p.bytes
 		}
 	}
 	return out, nil
+}
+
+// usedOffsets marks, per old operator-state handle (its position) and state name, the offset
+// positions a new subtask's entries were attributed to: a list while short, indexed as it grows
+// (a UNION subtask holds every old handle).
+type usedOffsets struct {
+	list  []usedEntry
+	index map[usedKey]int // (from usedIndexFrom entries on)
+}
+
+type usedKey struct {
+	handle int
+	name   string
+}
+
+type usedEntry struct {
+	key   usedKey
+	marks []bool
+}
+
+const usedIndexFrom = 16
+
+// get gives the marks of handle and name (nil: none yet).
+func (u *usedOffsets) get(handle int, name string) []bool {
+	k := usedKey{handle, name}
+	if u.index != nil {
+		if i, ok := u.index[k]; ok {
+			return u.list[i].marks
+		}
+		return nil
+	}
+	for i := range u.list {
+		if u.list[i].key == k {
+			return u.list[i].marks
+		}
+	}
+	return nil
+}
+
+// add makes the marks of handle and name, for n offsets.
+func (u *usedOffsets) add(handle int, name string, n int) []bool {
+	k := usedKey{handle, name}
+	u.list = append(u.list, usedEntry{k, make([]bool, n)})
+	switch {
+	case u.index != nil:
+		u.index[k] = len(u.list) - 1
+	case len(u.list) >= usedIndexFrom:
+		u.index = make(map[usedKey]int, 2*len(u.list))
+		for i := range u.list {
+			u.index[u.list[i].key] = i
+		}
+	}
+	return u.list[len(u.list)-1].marks
 }
 
 // findRun finds want as a contiguous run of offs whose positions are not yet used; -1 if none.

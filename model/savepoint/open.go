@@ -28,6 +28,19 @@ type Savepoint struct {
 	// Unreadable is the reader's error when File is nil (it matches
 	// metadata.ErrUnsupportedVersion).
 	Unreadable error
+	// modeled is the file as a ModeledFile served it (nil: none did).
+	modeled ModeledFile
+}
+
+// ModelFor is File.ModelFor(v): the conversion the file system that served the file has of it
+// (a ModeledFile; shared, read only), else a new one. File must not be nil.
+func (sp *Savepoint) ModelFor(v model.FlinkVersion) model.CheckpointMetadata {
+	if sp.modeled != nil {
+		if md, ok := sp.modeled.ModelFor(v); ok {
+			return md
+		}
+	}
+	return sp.File.ModelFor(v)
 }
 
 // Open opens the checkpoint at pointer — a _metadata file or a checkpoint directory holding
@@ -98,6 +111,7 @@ func (st Storage) Open(pointer, label string) (*Savepoint, error) {
 	if d, ok := fh.(DecodedFile); ok {
 		if f := d.Decoded(); f != nil {
 			sp.File, sp.FormatVersion = f, f.Version
+			sp.modeled, _ = d.(ModeledFile)
 			return sp, nil
 		}
 	}
@@ -122,6 +136,14 @@ func (st Storage) Open(pointer, label string) (*Savepoint, error) {
 type DecodedFile interface {
 	fs.File
 	Decoded() *metadata.File
+}
+
+// ModeledFile is a DecodedFile that can also give its decoded metadata converted for a Flink
+// version, as metadata.File.ModelFor does (a restore that read the file converted it already):
+// PlanRestore plans from that conversion, read only. ok is false when it has none.
+type ModeledFile interface {
+	DecodedFile
+	ModelFor(v model.FlinkVersion) (md model.CheckpointMetadata, ok bool)
 }
 
 // Read reads a checkpoint's metadata from r, a stream that cannot be resolved or read again

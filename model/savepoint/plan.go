@@ -229,6 +229,10 @@ type Options struct {
 	// ChannelPartitioner is the partitioner assumed on every edge of in-flight channel state
 	// (a savepoint records no edges; see channel.go); zero means DefaultChannelPartitioner.
 	ChannelPartitioner model.Partitioner
+	// Assign, when set, assigns the state in place of model.AssignStates, as
+	// model.Coordinator.Assign does: a caller that restored the same checkpoint into the same
+	// job may hand back the assignment it has (it must be AssignStates's for the input).
+	Assign func(model.AssignmentInput) (*model.Assignment, error)
 }
 
 // PlanRestore runs the model's restore path (LoadAndValidateCheckpoint, then AssignStates:
@@ -275,7 +279,8 @@ func unreadablePlan(sp *Savepoint, opts Options) *RestorePlan {
 // buildPlan runs the model's restore path and assembles the plan. An error means bad input.
 func buildPlan(sp *Savepoint, opts Options) (*RestorePlan, error) {
 	v := opts.Flink
-	md := sp.File.ModelFor(v)
+	md := sp.ModelFor(v)
+	md.Operators = slices.Clone(md.Operators) // (the plan may change them; their subtasks are read only)
 	vertices := opts.Job
 	if vertices == nil {
 		vertices = DefaultVertices(sp.File, opts.Parallelism)
@@ -676,7 +681,11 @@ func runRestore(opts Options, pointer string, md model.CheckpointMetadata, verti
 		cc, err = model.LoadAndValidateCheckpoint(model.LoadInput{Version: v, Metadata: sub, Vertices: jobVertices,
 			AllowNonRestoredState: opts.AllowNonRestoredState, Properties: savepointProps(md), ExternalPointer: pointer})
 		if err == nil {
-			asg, err = model.AssignStates(model.AssignmentInput{Version: v, CheckpointID: cc.CheckpointID, Vertices: jobVertices,
+			assign := opts.Assign
+			if assign == nil {
+				assign = model.AssignStates
+			}
+			asg, err = assign(model.AssignmentInput{Version: v, CheckpointID: cc.CheckpointID, Vertices: jobVertices,
 				Operators: cc.Operators, AllowNonRestoredState: opts.AllowNonRestoredState})
 		}
 		if err == nil {

@@ -502,12 +502,20 @@ func (u *UnionSet) Lookup(stream, name string) (int, *NamedList, bool) {
 	return i, u.entries[i].State, true
 }
 
+// Match gives entry i's state when entry i is the one of stream and name.
+func (u *UnionSet) Match(i int, stream, name string) (*NamedList, bool) {
+	if u != nil && i >= 0 && i < len(u.entries) && u.entries[i].Stream == stream && u.entries[i].State.Name == name {
+		return u.entries[i].State, true
+	}
+	return nil, false
+}
+
 // LookupAt is Lookup with a guess: when entry i is the one of stream and name it is found
 // without the index (a subtask's UNION entries mostly come in the set's order, and paths shared
 // with the stored state compare by pointer).
 func (u *UnionSet) LookupAt(i int, stream, name string) (int, *NamedList, bool) {
-	if u != nil && i >= 0 && i < len(u.entries) && u.entries[i].Stream == stream && u.entries[i].State.Name == name {
-		return i, u.entries[i].State, true
+	if x, ok := u.Match(i, stream, name); ok {
+		return i, x, true
 	}
 	return u.Lookup(stream, name)
 }

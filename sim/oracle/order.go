@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -20,13 +21,53 @@ type HandleNames struct {
 	Names  []string
 }
 
-// Order is the order of a new subtask's operator-state handles and of each handle's names.
+// Order is the order of a new subtask's operator-state handles and of each handle's names:
+// Len handles, handle k being At(k) (All lists them).
+//
+// The subtasks of one restore are mostly handed the same handles in orders that differ in a
+// few places (UNION state: every subtask gets every old subtask's handle, its own one first in
+// its HashMap bin), so an order is a list of handles shared with others (read only) and the
+// positions where it differs from it.
 type Order struct {
-	// Handles in order, each with its names in order.
-	Handles []HandleNames
+	handles []HandleNames // (shared: read only)
+	patch   []orderPatch  // the handles at positions where the order differs from handles, ascending
 	// Unknown: the oracle cannot tell the order (a HashMap bin that would become a tree, a
 	// delegate path whose hashCode it does not model); nothing is checked.
 	Unknown bool
+}
+
+// orderPatch is the handle at position at of an order, in place of the shared list's.
+type orderPatch struct {
+	at int
+	h  HandleNames
+}
+
+// Len is the number of handles.
+func (o *Order) Len() int { return len(o.handles) }
+
+// At is handle k (0 ≤ k < Len).
+func (o *Order) At(k int) HandleNames {
+	if i, ok := slices.BinarySearchFunc(o.patch, k, func(p orderPatch, k int) int { return p.at - k }); ok {
+		return o.patch[i].h
+	}
+	return o.handles[k]
+}
+
+// All yields the handles in order, with their positions.
+func (o *Order) All() iter.Seq2[int, HandleNames] {
+	return func(yield func(int, HandleNames) bool) {
+		next := 0 // (the next patch)
+		for k := range o.handles {
+			h := o.handles[k]
+			if next < len(o.patch) && o.patch[next].at == k {
+				h = o.patch[next].h
+				next++
+			}
+			if !yield(k, h) {
+				return
+			}
+		}
+	}
 }
 
 // Lines renders the order for a diff, one handle a line.
@@ -34,8 +75,8 @@ func (o *Order) Lines(prefix string) []string {
 	if o == nil || o.Unknown {
 		return nil
 	}
-	out := make([]string, 0, len(o.Handles))
-	for k, h := range o.Handles {
+	out := make([]string, 0, o.Len())
+	for k, h := range o.All() {
 		out = append(out, fmt.Sprintf("%s order %d: %s [%s]", prefix, k, h.Stream, strings.Join(h.Names, " ")))
 	}
 	return out
@@ -43,7 +84,7 @@ func (o *Order) Lines(prefix string) []string {
 
 // OrderOf is the order of handles as they are (a subtask's handles read back, or as handed).
 func OrderOf(hs []OperatorHandle) *Order {
-	o := &Order{Handles: make([]HandleNames, 0, len(hs))}
+	o := &Order{handles: make([]HandleNames, 0, len(hs))}
 	for _, h := range hs {
 		if len(h.States) == 0 {
 			continue // (no name: nothing a restored operator sees)
@@ -52,7 +93,7 @@ func OrderOf(hs []OperatorHandle) *Order {
 		for k := range h.States {
 			names[k] = h.States[k].Name
 		}
-		o.Handles = append(o.Handles, HandleNames{h.Stream, names})
+		o.handles = append(o.handles, HandleNames{h.Stream, names})
 	}
 	return o
 }
@@ -335,14 +376,14 @@ func orderFrom(hs []orderedHandle, puts ...[]orderPut) (*Order, int) {
 	}
 	mask := uint32(capacity - 1)
 	slices.SortStableFunc(idx, func(a, b int) int { return int(spread(hashes[a])&mask) - int(spread(hashes[b])&mask) })
-	o := &Order{Handles: make([]HandleNames, 0, len(hs))}
+	o := &Order{handles: make([]HandleNames, 0, len(hs))}
 	for _, k := range idx {
 		names, ok := hs[k].nameOrder()
 		if !ok {
 			return &Order{Unknown: true}, 0
 		}
 		if len(names) > 0 { // (a kept handle without names: nothing a restored operator sees)
-			o.Handles = append(o.Handles, HandleNames{hs[k].stream, names})
+			o.handles = append(o.handles, HandleNames{hs[k].stream, names})
 		}
 	}
 	return o, capacity
@@ -419,9 +460,9 @@ func newOrderBase(union []orderPut) *orderBase {
 	if o.Unknown {
 		return b
 	}
-	b.at = make(map[string]int, len(o.Handles))
-	b.bin = make([]uint32, len(o.Handles))
-	for k, h := range o.Handles {
+	b.at = make(map[string]int, len(o.handles))
+	b.bin = make([]uint32, len(o.handles))
+	for k, h := range o.handles {
 		b.at[h.Stream] = k
 		hc, _ := DelegateHashCode(h.Stream)
 		b.bin[k] = spread(hc) & uint32(capacity-1)
@@ -480,8 +521,12 @@ func (b *orderBase) with(modern bool, kept []OperatorHandle, before, after []ord
 		hs[k].put(p.name)
 	}
 	// The same keys in a table of the same size: the handles put before the UNION puts come
-	// first in their bins, in their order, the rest of each bin in the base's order.
-	handles := slices.Clone(b.order.Handles)
+	// first in their bins, in their order, the rest of each bin in the base's order. (Only the
+	// bins of those handles change, and the names of the subtask's own handles: the positions
+	// where the order differs from the base's are patched, the base's list is shared.)
+	base := b.order.handles
+	at := make(map[string]int, len(hs)) // the subtask's own streams → their positions
+	var patch []orderPatch
 	done := map[uint32]bool{}
 	for _, h := range hs[:first] {
 		bin := b.bin[b.at[h.stream]]
@@ -494,29 +539,51 @@ func (b *orderBase) with(modern bool, kept []OperatorHandle, before, after []ord
 			lo--
 		}
 		w := lo
+		place := func(h HandleNames) {
+			if _, own := idx[h.Stream]; own {
+				at[h.Stream] = w
+			}
+			if h.Stream != base[w].Stream {
+				patch = append(patch, orderPatch{w, h})
+			}
+			w++
+		}
 		for _, g := range hs[:first] {
 			if at := b.at[g.stream]; b.bin[at] == bin {
-				handles[w] = b.order.Handles[at]
-				w++
+				place(base[at])
 			}
 		}
-		for r := lo; r < len(handles) && b.bin[r] == bin; r++ {
-			if k, ok := idx[b.order.Handles[r].Stream]; !ok || k >= first {
-				handles[w] = b.order.Handles[r]
-				w++
+		for r := lo; r < len(base) && b.bin[r] == bin; r++ {
+			if k, ok := idx[base[r].Stream]; !ok || k >= first {
+				place(base[r])
 			}
 		}
 	}
-	for k := range handles {
-		if j, ok := idx[handles[k].Stream]; ok {
-			names, ok := hs[j].nameOrder()
-			if !ok {
-				return nil, false
-			}
-			handles[k].Names = names
+	byPosition := func(x, y orderPatch) int { return x.at - y.at }
+	slices.SortFunc(patch, byPosition)
+	moves := len(patch) // (patch[:moves]: sorted, searched below)
+	for j := range hs {
+		names, ok := hs[j].nameOrder()
+		if !ok {
+			return nil, false
+		}
+		k, moved := at[hs[j].stream]
+		if !moved {
+			k = b.at[hs[j].stream]
+		}
+		if i, ok := slices.BinarySearchFunc(patch[:moves], k, func(p orderPatch, k int) int { return p.at - k }); ok {
+			patch[i].h.Names = names
+			continue
+		}
+		if !slices.Equal(names, base[k].Names) { // (base[k] is hs[j]'s handle)
+			patch = append(patch, orderPatch{k, HandleNames{hs[j].stream, names}})
 		}
 	}
-	return &Order{Handles: handles}, true
+	if len(patch) == 0 {
+		return b.order, true
+	}
+	slices.SortFunc(patch, byPosition)
+	return &Order{handles: base, patch: patch}, true
 }
 
 // modeCalls lists the names of mode in prev in the order Flink visits them (old subtask,

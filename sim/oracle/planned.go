@@ -500,6 +500,10 @@ func (c *PlannedComparer) Same(a, b *Planned) bool {
 		sameOps(a.ManagedOperator, b.ManagedOperator) && sameOps(a.RawOperator, b.RawOperator)
 }
 
+// SamePairs reports whether two sorted pairs lists are equal (remembered for the lists'
+// first elements and length).
+func (c *PlannedComparer) SamePairs(x, y [][2]int) bool { return c.samePairs(x, y) }
+
 func (c *PlannedComparer) samePairs(x, y [][2]int) bool {
 	if len(x) != len(y) {
 		return false
