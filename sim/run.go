@@ -270,12 +270,14 @@ func (w *World) newStageTasks(k, maxPar int) []*keyedTask {
 
 func (w *World) keyedTasks(vertex string, p, maxPar int, keyType KeyType, broadcast bool) []*keyedTask {
 	ts := make([]*keyedTask, p)
+	tasks := make([]keyedTask, p) // (one allocation for the vertex's subtasks)
 	for i := range ts {
 		r, err := model.ComputeKeyGroupRangeForOperatorIndex(maxPar, p, i)
 		if err != nil {
 			panic("sim: internal error: " + err.Error())
 		}
-		ts[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, w.generation, i))
+		tasks[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, w.generation, i))
+		ts[i] = &tasks[i]
 		if broadcast {
 			ts[i].rules[appliedRule] = 0
 		}
@@ -385,9 +387,11 @@ func (w *World) process(n int) {
 				j := model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))
 				switch rec := (inflightRecord{Split: s, Offset: off, Key: key, Value: r.value}); {
 				case hold > 1 && off == end[s]-1: // the newest is still in the sender's buffer
-					w.outflight[i][j] = append(w.outflight[i][j], rec)
+					out := inFlightTo(w.outflight, i, len(w.keyed))
+					out[j] = append(out[j], rec)
 				case hold > 0 && off >= end[s]-int64(hold):
-					w.inflight[j][i] = append(w.inflight[j][i], rec)
+					in := inFlightTo(w.inflight, j, len(w.src))
+					in[i] = append(in[i], rec)
 				default:
 					w.deliver(w.keyed[j], key, hash, r.value)
 				}

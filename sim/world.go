@@ -449,8 +449,8 @@ type keyedTask struct {
 	offsets [2]struct{ last, scratch []int64 }
 }
 
-func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) *keyedTask {
-	t := &keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, backendID: backendID}
+func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) keyedTask {
+	t := keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, backendID: backendID}
 	if broadcast {
 		t.rules = map[string]int64{}
 	}
