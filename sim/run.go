@@ -348,6 +348,9 @@ func (w *World) step(i int, s Step) {
 	}
 	w.checkRetained(i)
 	w.checkNoClaimFiles(i)
+	// The _metadata files restores of this step decoded (a refused restart and the restore of the
+	// old job read the same savepoint), no longer needed.
+	w.fs.forgetDecoded()
 }
 
 // process lets every source subtask read n records, round robin over its splits in split order,

@@ -497,10 +497,9 @@ func (w *World) restart(step int, c Change) string {
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
 	w.assigned = assignMemo{on: true}
-	defer func() { // (what the restore, its plan check and checkHanded share)
+	defer func() { // (what the restore, its plan check and checkHanded share; the step forgets the decoded files)
 		w.handedMemo = nil
 		w.assigned = assignMemo{}
-		w.fs.forgetDecoded()
 	}()
 	w.clearLocal()
 	w.leaveBehind()
