@@ -921,9 +921,15 @@ func (w *World) checkNoClaimFiles(step int) {
 		look[dir] = true
 	}
 	w.noClaimFresh = w.noClaimFresh[:0]
-	for _, p := range removed {
-		for _, dir := range w.fs.watchers[p] {
-			look[dir] = true
+	if len(removed) > 0 { // (rare: the snapshots holding a deleted file)
+		gone := map[string]bool{}
+		for _, p := range removed {
+			gone[p] = true
+		}
+		for dir, f := range w.noClaim {
+			if slices.ContainsFunc(f.files, func(p string) bool { return gone[p] }) {
+				look[dir] = true
+			}
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(look)) {
