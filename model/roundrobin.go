@@ -737,6 +737,9 @@ func (o *rrOutput) buildSubtask(before, after []rrPut) ([]OperatorStateHandle, [
 	if o.slot == nil {
 		o.slot = make([]int32, len(o.delegates)) // delegate → 1 + index in handles; 0: none
 	}
+	// The handles, in the order the puts first reach them, with room for a name per put (one
+	// array for all: a handle's names are at most its puts).
+	var puts []int32
 	for _, l := range [3][]rrPut{before, o.union, after} {
 		for k := range l {
 			p := &l[k]
@@ -745,8 +748,20 @@ func (o *rrOutput) buildSubtask(before, after []rrPut) ([]OperatorStateHandle, [
 				i = len(handles)
 				o.slot[p.delegate] = int32(i + 1)
 				handles = append(handles, o.open(p))
+				puts = append(puts, 0)
 			}
-			handles[i].apply(p)
+			puts[i]++
+		}
+	}
+	names := make([]*rrPut, len(before)+len(o.union)+len(after))
+	for k := range handles {
+		n := int(puts[k])
+		handles[k].names, names = names[:0:n], names[n:]
+	}
+	for _, l := range [3][]rrPut{before, o.union, after} {
+		for k := range l {
+			p := &l[k]
+			handles[int(o.slot[p.delegate])-1].apply(p)
 		}
 	}
 	for k := range handles {

@@ -248,13 +248,51 @@ func (m *handedLists) matches(want map[string]*oracle.Handed, ops []model.Operat
 			return false
 		}
 		n++
-		if !oracle.SameKeyed(h.ManagedKeyed, plainKeyed(st.ManagedKeyedState)) || !oracle.SameKeyed(h.RawKeyed, plainKeyed(st.RawKeyedState)) ||
+		if !sameKeyedPlain(h.ManagedKeyed, st.ManagedKeyedState) || !sameKeyedPlain(h.RawKeyed, st.RawKeyedState) ||
 			!m.operatorMatches(h.ManagedOperator, h.ManagedUnion, h.ManagedOrder, st.ManagedOperatorState) ||
 			!m.operatorMatches(h.RawOperator, h.RawUnion, h.RawOrder, st.RawOperatorState) {
 			return false
 		}
 	}
 	return n == len(want)
+}
+
+// sameKeyedPlain is oracle.SameKeyed(want, plainKeyed(got)) without making plainKeyed(got).
+func sameKeyedPlain(want []oracle.KeyedHandle, got []model.KeyedStateHandle) bool {
+	k := 0
+	for _, h := range got {
+		if h == nil {
+			continue // (plainKeyed leaves it out)
+		}
+		if k == len(want) {
+			return false
+		}
+		w := &want[k]
+		k++
+		switch h := h.(type) {
+		case *model.KeyGroupsStateHandle:
+			r := h.Offsets.Range
+			if w.Incremental || w.Stream != h.Delegate.Path || w.Start != r.Start || w.End != r.End || w.Checkpoint != 0 ||
+				!slices.Equal(w.Offsets, h.Offsets.Offsets) || len(w.Shared) != 0 {
+				return false
+			}
+		case *model.IncrementalKeyedStateHandle:
+			if !w.Incremental || w.Stream != h.BackendID || w.Start != h.Range.Start || w.End != h.Range.End ||
+				w.Checkpoint != h.CheckpointID || len(w.Offsets) != 0 || len(w.Shared) != len(h.Shared) {
+				return false
+			}
+			for i, f := range h.Shared {
+				if w.Shared[i] != f.Handle.Path {
+					return false
+				}
+			}
+		default:
+			if !oracle.SameKeyed(want[k-1:k], plainKeyed([]model.KeyedStateHandle{h})) {
+				return false
+			}
+		}
+	}
+	return k == len(want)
 }
 
 // operatorMatches reports whether handles hold exactly the entries want (sorted, not UNION) and

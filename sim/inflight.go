@@ -60,16 +60,18 @@ func (w *World) unaligned() bool {
 func (w *World) resetInFlight() {
 	w.inflight, w.outflight = nil, nil
 	w.processed = nil
-	if w.unaligned() {
+	if w.unaligned() { // (each subtask's channels made when a record first goes there: inFlightTo)
 		w.inflight = make([][][]inflightRecord, len(w.keyed))
-		for j := range w.inflight {
-			w.inflight[j] = make([][]inflightRecord, len(w.src))
-		}
 		w.outflight = make([][][]inflightRecord, len(w.src))
-		for i := range w.outflight {
-			w.outflight[i] = make([][]inflightRecord, len(w.keyed))
-		}
 	}
+}
+
+// inFlightTo is row[k], the records of one subtask's channels, made (n channels) when missing.
+func inFlightTo(rows [][][]inflightRecord, k, n int) [][]inflightRecord {
+	if rows[k] == nil {
+		rows[k] = make([][]inflightRecord, n)
+	}
+	return rows[k]
 }
 
 // drainInFlight lets every keyed subtask process the records in flight to it, channel by channel

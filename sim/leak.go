@@ -92,7 +92,12 @@ func (w *World) checkNoLeak(step int) {
 			alive[f.pointer] = true
 		}
 	}
-	keep := maps.Clone(w.live.preserved)
+	n := len(w.live.preserved)
+	for dir := range alive {
+		n += len(w.live.files[dir])
+	}
+	keep := make(map[string]bool, n)
+	maps.Copy(keep, w.live.preserved)
 	for dir := range alive {
 		for _, p := range w.live.files[dir] {
 			keep[p] = true

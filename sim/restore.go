@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"strconv"
 
@@ -121,8 +122,8 @@ func (w *World) applyAssignment(a *model.Assignment, failover bool) error {
 		}
 		if t.rules != nil {
 			err := w.tryAlternatives(len(p.ManagedOperator), func(k int) error {
-				rules := map[string]int64{}
-				if err := w.readBroadcast(rules, p.ManagedOperator[k]); err != nil {
+				rules, err := w.readBroadcast(p.ManagedOperator[k])
+				if err != nil {
 					return err
 				}
 				t.rules = rules
@@ -337,16 +338,21 @@ func readSourceElements(fs *memFS, handles []model.OperatorStateHandle, cache ma
 	return elems, nil
 }
 
-// readBroadcast reads broadcast map state: every received copy is put into the map.
-func (w *World) readBroadcast(rules map[string]int64, handles []model.OperatorStateHandle) error {
+// readBroadcast reads broadcast map state: every received copy is put into one map.
+func (w *World) readBroadcast(handles []model.OperatorStateHandle) (map[string]int64, error) {
+	var rules map[string]int64
 	for _, h := range handles {
 		c, err := w.fs.read(h.Delegate)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		f, _ := c.(mapsFile)
 		for _, ns := range h.States {
 			if ns.Mode != model.Broadcast {
+				continue
+			}
+			if rules == nil { // (the first copy: the map is a copy of it)
+				rules = maps.Clone(f[ns.Name])
 				continue
 			}
 			for k, v := range f[ns.Name] {
@@ -354,7 +360,10 @@ func (w *World) readBroadcast(rules map[string]int64, handles []model.OperatorSt
 			}
 		}
 	}
-	return nil
+	if rules == nil {
+		rules = map[string]int64{}
+	}
+	return rules, nil
 }
 
 // restoreKeyed reads the keyed handles a subtask received. Key-groups handles are read key group
@@ -406,6 +415,9 @@ func (w *World) restoreKeyed(t *keyedTask, handles []model.KeyedStateHandle, raw
 		}
 	}
 	t.restores++
+	if len(t.values) == 0 { // (a new subtask: room for the keys it reads)
+		t.values = make(map[string]*entry, len(entries))
+	}
 	var fresh []entry // (the new keys' entries, one allocation for those left)
 	for i, e := range entries {
 		x := t.values[e.Key]

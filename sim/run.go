@@ -277,12 +277,14 @@ func (w *World) newStageTasks(k, maxPar int) []*keyedTask {
 
 func (w *World) keyedTasks(vertex string, p, maxPar int, keyType KeyType, broadcast bool) []*keyedTask {
 	ts := make([]*keyedTask, p)
+	tasks := make([]keyedTask, p) // (one allocation for the vertex's subtasks)
 	for i := range ts {
 		r, err := model.ComputeKeyGroupRangeForOperatorIndex(maxPar, p, i)
 		if err != nil {
 			panic("sim: internal error: " + err.Error())
 		}
-		ts[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, w.generation, i))
+		tasks[i] = newKeyedTask(i, r, keyType, broadcast, backendIDFor(vertex, w.epoch, w.generation, i))
+		ts[i] = &tasks[i]
 		if broadcast {
 			ts[i].rules[appliedRule] = 0
 		}
@@ -353,6 +355,9 @@ func (w *World) step(i int, s Step) {
 	}
 	w.checkRetained(i)
 	w.checkNoClaimFiles(i)
+	// The _metadata files restores of this step decoded (a refused restart and the restore of the
+	// old job read the same savepoint), no longer needed.
+	w.fs.forgetDecoded()
 }
 
 // process lets every source subtask read n records, round robin over its splits in split order,
@@ -392,9 +397,11 @@ func (w *World) process(n int) {
 				j := model.AssignKeyToParallelOperator(hash, w.maxPar, len(w.keyed))
 				switch rec := (inflightRecord{Split: s, Offset: off, Key: key, Value: r.value}); {
 				case hold > 1 && off == end[s]-1: // the newest is still in the sender's buffer
-					w.outflight[i][j] = append(w.outflight[i][j], rec)
+					out := inFlightTo(w.outflight, i, len(w.keyed))
+					out[j] = append(out[j], rec)
 				case hold > 0 && off >= end[s]-int64(hold):
-					w.inflight[j][i] = append(w.inflight[j][i], rec)
+					in := inFlightTo(w.inflight, j, len(w.src))
+					in[i] = append(in[i], rec)
 				default:
 					w.deliver(w.keyed[j], key, hash, r.value)
 				}

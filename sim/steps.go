@@ -497,10 +497,9 @@ func (w *World) restart(step int, c Change) string {
 // a refusal (rather than a failure to read the assigned state).
 func (w *World) startFrom(step int, f snapshotFacts, j Job, allowNonRestored bool, mode model.RestoreMode) (refused bool, err error) {
 	w.assigned = assignMemo{on: true}
-	defer func() { // (what the restore, its plan check and checkHanded share)
+	defer func() { // (what the restore, its plan check and checkHanded share; the step forgets the decoded files)
 		w.handedMemo = nil
 		w.assigned = assignMemo{}
-		w.fs.forgetDecoded()
 	}()
 	w.clearLocal()
 	w.leaveBehind()
@@ -922,9 +921,15 @@ func (w *World) checkNoClaimFiles(step int) {
 		look[dir] = true
 	}
 	w.noClaimFresh = w.noClaimFresh[:0]
-	for _, p := range removed {
-		for _, dir := range w.fs.watchers[p] {
-			look[dir] = true
+	if len(removed) > 0 { // (rare: the snapshots holding a deleted file)
+		gone := map[string]bool{}
+		for _, p := range removed {
+			gone[p] = true
+		}
+		for dir, f := range w.noClaim {
+			if slices.ContainsFunc(f.files, func(p string) bool { return gone[p] }) {
+				look[dir] = true
+			}
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(look)) {

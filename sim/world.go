@@ -164,11 +164,11 @@ type memFS struct {
 	scratch []byte
 	// decodedFiles are the files holding a decode (metadata).
 	decodedFiles []*file
-	// watchers maps each file of the snapshots restored in NO_CLAIM mode (watch) to their
-	// directories; removedWatched lists those files deleted (remove) since takeRemovedWatched:
-	// the only deletions checkNoClaimFiles must look again after (most deletions are pruned
-	// local copies and subsumed checkpoints).
-	watchers       map[string][]string
+	// watched holds the files of the snapshots restored in NO_CLAIM mode (watch); removedWatched
+	// lists those files deleted (remove) since takeRemovedWatched: the only deletions
+	// checkNoClaimFiles must look again after (most deletions are pruned local copies and
+	// subsumed checkpoints).
+	watched        map[string]struct{}
 	watchedDirs    map[string]watchedList // (the list last watched for each directory)
 	removedWatched []string
 	// slab is where newFile takes files from.
@@ -199,7 +199,7 @@ func (fs *memFS) drop(path string) {
 	f := fs.files[path]
 	delete(fs.files, path)
 	*f = file{} // (its slab may outlive it: let go of the content)
-	if len(fs.watchers[path]) > 0 {
+	if _, ok := fs.watched[path]; ok {
 		fs.removedWatched = append(fs.removedWatched, path)
 	}
 }
@@ -209,8 +209,8 @@ func (fs *memFS) watch(dir string, paths []string) {
 	if len(paths) == 0 {
 		return
 	}
-	if fs.watchers == nil {
-		fs.watchers, fs.watchedDirs = map[string][]string{}, map[string]watchedList{}
+	if fs.watched == nil {
+		fs.watched, fs.watchedDirs = map[string]struct{}{}, map[string]watchedList{}
 	}
 	l := watchedList{&paths[0], len(paths)}
 	if fs.watchedDirs[dir] == l {
@@ -218,9 +218,7 @@ func (fs *memFS) watch(dir string, paths []string) {
 	}
 	fs.watchedDirs[dir] = l
 	for _, p := range paths {
-		if !slices.Contains(fs.watchers[p], dir) {
-			fs.watchers[p] = append(fs.watchers[p], dir)
-		}
+		fs.watched[p] = struct{}{}
 	}
 }
 
@@ -449,8 +447,8 @@ type keyedTask struct {
 	offsets [2]struct{ last, scratch []int64 }
 }
 
-func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) *keyedTask {
-	t := &keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, backendID: backendID}
+func newKeyedTask(i int, kgs model.KeyGroupRange, keyType KeyType, broadcast bool, backendID string) keyedTask {
+	t := keyedTask{index: i, keyType: keyType, kgs: kgs, values: map[string]*entry{}, backendID: backendID}
 	if broadcast {
 		t.rules = map[string]int64{}
 	}

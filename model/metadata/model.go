@@ -584,20 +584,22 @@ func operatorHandleFromModel(h model.OperatorStateHandle) (*OperatorHandle, erro
 		return nil, err
 	}
 	out := &OperatorHandle{Tag: TagOperatorStream, Delegate: d, States: make([]StateEntry, 0, len(h.States))}
-	names := make([]string, len(h.States))
-	for i, s := range h.States {
+	for _, s := range h.States {
 		if s.Mode < model.SplitDistribute || s.Mode > model.Broadcast {
 			return nil, fmt.Errorf("%w: state %q has mode %v", ErrNotWritable, s.Name, s.Mode)
 		}
-		names[i] = s.Name
 	}
 	// Flink's handle holds the states in a map, which its writer iterates: the file lists them in
 	// the iteration order of the map Flink's reader rebuilds, so that Flink reads and writes the
 	// file back unchanged (and Model gives the model's order back).
-	if len(names) == 1 { // (a map of one name iterates that name: most handles hold one state)
+	if len(h.States) == 1 { // (a map of one name iterates that name: most handles hold one state)
 		s := h.States[0]
 		out.States = append(out.States, StateEntry{Name: s.Name, Mode: byte(s.Mode - 1), Offsets: sharedOffsets(s.Offsets)})
 		return out, nil
+	}
+	names := make([]string, len(h.States))
+	for i, s := range h.States {
+		names[i] = s.Name
 	}
 	order, last := putOrder(readerMap(len(names), model.Flink118), names)
 	if len(order) != len(names) {

@@ -98,6 +98,38 @@ func OrderOf(hs []OperatorHandle) *Order {
 	return o
 }
 
+// ordersOf is OrderOf of each of prev, their values taken from a few arrays.
+func ordersOf(prev [][]OperatorHandle) []*Order {
+	nh, nn := 0, 0
+	for _, hs := range prev {
+		for _, h := range hs {
+			if len(h.States) > 0 {
+				nh, nn = nh+1, nn+len(h.States)
+			}
+		}
+	}
+	orders := make([]Order, len(prev))
+	handles := make([]HandleNames, 0, nh)
+	names := make([]string, 0, nn)
+	out := make([]*Order, len(prev))
+	for i, hs := range prev {
+		first := len(handles)
+		for _, h := range hs {
+			if len(h.States) == 0 {
+				continue // (no name: nothing a restored operator sees)
+			}
+			n := len(names)
+			for k := range h.States {
+				names = append(names, h.States[k].Name)
+			}
+			handles = append(handles, HandleNames{h.Stream, names[n:len(names):len(names)]})
+		}
+		orders[i].handles = handles[first:len(handles):len(handles)]
+		out[i] = &orders[i]
+	}
+	return out
+}
+
 // The java.util.HashMap rules (JDK 8–21) the orders follow.
 const (
 	javaDefaultCapacity = 16
@@ -652,11 +684,7 @@ func unknownOrders(p int) []*Order {
 func sameParallelismOrder(modern bool, prev [][]OperatorHandle, union []Entry, partly []string, bcast map[string][]Entry) []*Order {
 	p := len(prev)
 	if len(union) == 0 && len(partly) == 0 {
-		out := make([]*Order, p)
-		for i := range p {
-			out[i] = OrderOf(prev[i])
-		}
-		return out
+		return ordersOf(prev)
 	}
 	unionOrder, ok := javaComputeOrder(modeCalls(prev, Union), javaRequiredCapacity(p))
 	if !modern {

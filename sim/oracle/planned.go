@@ -205,25 +205,36 @@ func ExpectPlanned(modern bool, stored []StoredOperator, sizes Sizes, vertices [
 
 // PlannedFrom is ExpectPlanned from what ExpectHanded hands each subtask of stored.
 func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes Sizes) [][]map[string]*Planned {
-	// Where each stream of the snapshot is: its operator, old subtask and handle.
-	type keyedAt struct {
-		subtask int
-		h       *KeyedHandle
+	// Where each stream of the snapshot is: its operator, old subtask and handle (a keyed or an
+	// operator-state one), its size, and its offsets sorted (made when first asked: every new
+	// subtask cutting the handle asks). One entry per stream, found once per handle read.
+	type streamAt struct {
+		keyedSubtask, opSubtask int
+		keyed                   *KeyedHandle
+		op                      *OperatorHandle
+		size                    int64
+		sorted, allSorted       []int64
+		sortedMade, allMade     bool
 	}
-	type opAt struct {
-		subtask int
-		h       *OperatorHandle
-	}
-	nk, no := 0, 0 // (the handles: each map is made once)
+	n := 0 // (the handles: the map is made once)
 	for _, o := range stored {
 		for _, s := range o.Subtasks {
 			if s != nil {
-				nk, no = nk+len(s.ManagedKeyed)+len(s.RawKeyed), no+len(s.ManagedOperator)+len(s.RawOperator)
+				n += len(s.ManagedKeyed) + len(s.RawKeyed) + len(s.ManagedOperator) + len(s.RawOperator)
 			}
 		}
 	}
-	keyed := make(map[string]keyedAt, nk)
-	ops := make(map[string]opAt, no)
+	streams := make(map[string]*streamAt, n)
+	slab := make([]streamAt, 0, n)
+	entry := func(stream string) *streamAt {
+		a := streams[stream]
+		if a == nil {
+			slab = append(slab, streamAt{size: sizes[stream]})
+			a = &slab[len(slab)-1]
+			streams[stream] = a
+		}
+		return a
+	}
 	for _, o := range stored {
 		for j, s := range o.Subtasks {
 			if s == nil {
@@ -231,41 +242,53 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 			}
 			for _, l := range [][]KeyedHandle{s.ManagedKeyed, s.RawKeyed} {
 				for k := range l {
-					keyed[l[k].Stream] = keyedAt{j, &l[k]}
+					a := entry(l[k].Stream)
+					a.keyedSubtask, a.keyed = j, &l[k]
 				}
 			}
 			for _, l := range [][]OperatorHandle{s.ManagedOperator, s.RawOperator} {
 				for k := range l {
-					ops[l[k].Stream] = opAt{j, &l[k]}
+					a := entry(l[k].Stream)
+					a.opSubtask, a.op = j, &l[k]
 				}
 			}
 		}
 	}
-	// The offsets of an old handle sorted (of every name of an operator-state handle), once per
-	// stream: every new subtask cutting the handle asks.
-	sortedOf, allSortedOf := map[string][]int64{}, map[string][]int64{}
-	sorted := func(stream string, offs []int64) []int64 {
-		all, ok := sortedOf[stream]
-		if !ok {
-			all = offs // (read only)
-			if !slices.IsSorted(offs) {
-				all = slices.Clone(offs)
-				slices.Sort(all)
-			}
-			sortedOf[stream] = all
+	keyedAt := func(stream string) *streamAt {
+		if a := streams[stream]; a != nil && a.keyed != nil {
+			return a
 		}
-		return all
+		panic("oracle: internal error: handed a keyed handle the snapshot does not hold: " + stream)
 	}
-	allSorted := func(stream string, h *OperatorHandle) []int64 {
-		all, ok := allSortedOf[stream]
-		if !ok {
-			for _, ns := range h.States {
+	opAt := func(stream string) *streamAt {
+		if a := streams[stream]; a != nil && a.op != nil {
+			return a
+		}
+		panic("oracle: internal error: handed an operator-state entry the snapshot does not hold: " + stream)
+	}
+	// The offsets of an old handle sorted (of every name of an operator-state handle).
+	sorted := func(a *streamAt) []int64 {
+		if !a.sortedMade {
+			offs := a.keyed.Offsets
+			a.sorted = offs // (read only)
+			if !slices.IsSorted(offs) {
+				a.sorted = slices.Clone(offs)
+				slices.Sort(a.sorted)
+			}
+			a.sortedMade = true
+		}
+		return a.sorted
+	}
+	allSorted := func(a *streamAt) []int64 {
+		if !a.allMade {
+			var all []int64
+			for _, ns := range a.op.States {
 				all = append(all, ns.Offsets...)
 			}
 			slices.Sort(all)
-			allSortedOf[stream] = all
+			a.allSorted, a.allMade = all, true
 		}
-		return all
+		return a.allSorted
 	}
 	// header is a stream's header: the bytes before its smallest positive offset (sorted), the
 	// whole stream when it has none.
@@ -276,27 +299,45 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 		}
 		return sorted[i]
 	}
-	// read is what a subtask reads of keyed handles hs: headers and bytes.
+	// read is what a subtask reads of keyed handles hs (of which ps are the plans): headers and
+	// bytes.
 	read := func(hs []KeyedHandle, ps []PlannedKeyed) int64 {
 		var n int64
 		for k, g := range hs {
 			n += ps[k].Bytes
 			if !g.Incremental {
-				n += header(sorted(g.Stream, keyed[g.Stream].h.Offsets), sizes[g.Stream])
+				a := keyedAt(g.Stream)
+				n += header(sorted(a), a.size)
 			}
 		}
 		return n
 	}
-	// streamHeaders is the headers of the distinct operator-state streams of es not in skip.
-	streamHeaders := func(es []Entry, skip map[string]bool) (int64, map[string]bool) {
-		seen := map[string]bool{}
+	// streamHeaders is the headers of the distinct operator-state streams of es not in skip
+	// (and, with set, those streams).
+	streamHeaders := func(es []Entry, skip map[string]bool, set bool) (int64, map[string]bool) {
+		var seen map[string]bool
+		var few []string // (few entries: the streams seen, without a map)
+		if set || len(es) > 16 {
+			seen = map[string]bool{}
+		}
 		var n int64
 		for _, e := range es {
-			if seen[e.Stream] || skip[e.Stream] {
+			if skip[e.Stream] {
 				continue
 			}
-			seen[e.Stream] = true
-			n += header(allSorted(e.Stream, ops[e.Stream].h), sizes[e.Stream])
+			if seen != nil {
+				if seen[e.Stream] {
+					continue
+				}
+				seen[e.Stream] = true
+			} else {
+				if slices.Contains(few, e.Stream) {
+					continue
+				}
+				few = append(few, e.Stream)
+			}
+			a := opAt(e.Stream)
+			n += header(allSorted(a), a.size)
 		}
 		return n, seen
 	}
@@ -316,30 +357,30 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 		if u.Len() > 0 {
 			uh, ok := unionRead[u]
 			if !ok {
-				uh.bytes, uh.streams = streamHeaders(u.Entries(), nil)
+				uh.bytes, uh.streams = streamHeaders(u.Entries(), nil, true)
 				unionRead[u] = uh
 			}
 			n += uh.bytes
 			skip = uh.streams
 		}
-		own, _ := streamHeaders(es, skip)
+		own, _ := streamHeaders(es, skip, false)
 		return n + own
 	}
 	planKeyed := func(hs []KeyedHandle) []PlannedKeyed {
 		var out []PlannedKeyed
+		if len(hs) > 0 {
+			out = make([]PlannedKeyed, 0, len(hs))
+		}
 		for _, g := range hs {
-			at, ok := keyed[g.Stream]
-			if !ok {
-				panic("oracle: internal error: handed a keyed handle the snapshot does not hold: " + g.Stream)
-			}
-			p := PlannedKeyed{OldSubtask: at.subtask, Start: g.Start, End: g.End}
+			a := keyedAt(g.Stream)
+			p := PlannedKeyed{OldSubtask: a.keyedSubtask, Start: g.Start, End: g.End}
 			if g.Incremental {
-				p.Bytes = sizes[g.Stream]
+				p.Bytes = a.size
 				for _, f := range g.Shared {
 					p.Bytes += sizes[f]
 				}
 			} else {
-				p.Bytes = runBytes(sorted(g.Stream, at.h.Offsets), g.Offsets, sizes[g.Stream])
+				p.Bytes = runBytes(sorted(a), g.Offsets, a.size)
 			}
 			out = append(out, p)
 		}
@@ -348,25 +389,22 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 	planEntries := func(es []Entry) map[string]PlannedEntries {
 		var out map[string]PlannedEntries // (nil: no entry)
 		for _, e := range es {
-			at, ok := ops[e.Stream]
-			if !ok {
-				panic("oracle: internal error: handed an operator-state entry the snapshot does not hold: " + e.Stream)
-			}
+			a := opAt(e.Stream)
 			var own []int64
-			for _, ns := range at.h.States {
+			for _, ns := range a.op.States {
 				if ns.Name == e.State.Name {
 					own = ns.Offsets
 				}
 			}
-			all := allSorted(e.Stream, at.h)
+			all := allSorted(a)
 			pe := out[e.State.Name]
 			for _, off := range e.State.Offsets {
 				idx := slices.Index(own, off)
 				if idx < 0 {
 					panic(fmt.Sprintf("oracle: internal error: offset %d of %q is not in %s", off, e.State.Name, e.Stream))
 				}
-				pe.Pairs = append(pe.Pairs, [2]int{at.subtask, idx})
-				pe.Bytes += elementEnd(all, off, sizes[e.Stream]) - off
+				pe.Pairs = append(pe.Pairs, [2]int{a.opSubtask, idx})
+				pe.Bytes += elementEnd(all, off, a.size) - off
 			}
 			if len(pe.Pairs) > 0 {
 				if out == nil {
@@ -421,7 +459,7 @@ func PlannedFrom(handed [][]map[string]*Handed, stored []StoredOperator, sizes S
 					opRead(h.ManagedOperator, h.ManagedUnion, p.ManagedOperator) + opRead(h.RawOperator, h.RawUnion, p.RawOperator)
 				if len(p.ManagedKeyed)+len(p.RawKeyed)+len(p.ManagedOperator)+len(p.RawOperator) > 0 {
 					if out[v][i] == nil {
-						out[v][i] = map[string]*Planned{}
+						out[v][i] = make(map[string]*Planned, len(m))
 					}
 					pp := p // (only what is kept goes to the heap)
 					out[v][i][id] = &pp
