@@ -188,7 +188,13 @@ func Compile(src Source, cacheDir string) (*Build, error) {
 	var mains []string
 	entries, _ := os.ReadDir(filepath.Join(driver, "restoresim", "reference"))
 	for _, e := range entries {
-		mains = append(mains, filepath.Join(driver, "restoresim", "reference", e.Name()))
+		p := filepath.Join(driver, "restoresim", "reference", e.Name())
+		if req := requiredFile(p); req != "" {
+			if _, err := os.Stat(filepath.Join(flink, filepath.FromSlash(req))); err != nil {
+				continue // the sources lack what this driver file drives
+			}
+		}
+		mains = append(mains, p)
 	}
 	sourcePath := strings.Join([]string{driver, filepath.Join(stubs, "common"), filepath.Join(stubs, b.Stubs), flink}, string(os.PathListSeparator))
 	args := append([]string{"-nowarn", "-proc:none", "-implicit:class", "-encoding", "UTF-8", "-d", classes, "-cp", cp, "-sourcepath", sourcePath}, mains...)
@@ -237,6 +243,25 @@ func Compile(src Source, cacheDir string) (*Build, error) {
 		}
 	}
 	return b, nil
+}
+
+// requiresPrefix starts the first line of a driver file that is compiled only when Flink's
+// sources hold the file it names (a path under src/main/java), e.g. SqlKey.java, which needs
+// flink-table-runtime's writer package: the archive of master does not hold it (master moved it
+// to flink-table-type-utils). Driver reaches such a file by reflection.
+const requiresPrefix = "// restoresim:requires "
+
+// requiredFile is the file a driver file requires, or "".
+func requiredFile(p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if !strings.HasPrefix(first, requiresPrefix) {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(first, requiresPrefix))
 }
 
 // firstError is the first "error:" line of javac's output, with its file relative to the

@@ -63,6 +63,8 @@ var modules = []string{
 	"flink-annotations", "flink-core", "flink-core-api", "flink-runtime",
 	"flink-metrics/flink-metrics-core", "flink-rpc/flink-rpc-core", "flink-streaming-java",
 	"flink-table/flink-table-common", "flink-table/flink-table-runtime",
+	// master's writer package (FLINK-39458 moved it here); not in the archives.
+	"flink-table/flink-table-type-utils",
 }
 
 // Source is where a build takes Flink's files from: an archive of shared/flink-src or a

@@ -17,7 +17,7 @@ import java.util.Map;
  * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java),
  * {"op":"uid_hash","graphs":[...]} (Hasher.java), {"op":"registry","steps":[...]}
  * (Registry.java), {"op":"store","steps":[...]} (Store.java), {"op":"priority","cases":[...]}
- * (Priority.java). Anything the
+ * (Priority.java), {"op":"sql_key","schemas":[...]} (SqlKey.java, when compiled). Anything the
  * driver itself cannot handle is answered with {"error":{"stage":"driver",...}}, never by exiting.
  */
 public final class Driver {
@@ -118,6 +118,35 @@ public final class Driver {
         if ("priority".equals(op)) {
             return Priority.run(req);
         }
+        if ("sql_key".equals(op)) {
+            return sqlKey(req);
+        }
         throw new IllegalArgumentException("unknown op " + op);
+    }
+
+    /**
+     * The sql_key op, by reflection: SqlKey.java is compiled only when the sources hold
+     * flink-table-runtime's writer package (its first line says so), so Driver must compile
+     * without it.
+     */
+    private static Object sqlKey(Map<String, Object> req) throws Exception {
+        Class<?> c;
+        try {
+            c = Class.forName("restoresim.reference.SqlKey");
+        } catch (ClassNotFoundException e) {
+            throw new UnsupportedOperationException(
+                    "sql_key: not compiled, the sources hold no org.apache.flink.table.data.writer.BinaryRowWriter");
+        }
+        java.lang.reflect.Method m = c.getDeclaredMethod("run", Map.class);
+        m.setAccessible(true);
+        try {
+            return m.invoke(null, req);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            Throwable t = e.getCause();
+            if (t instanceof Exception) {
+                throw (Exception) t;
+            }
+            throw e;
+        }
     }
 }

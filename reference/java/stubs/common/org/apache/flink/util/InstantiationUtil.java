@@ -1,5 +1,8 @@
 package org.apache.flink.util;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputView;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,7 +15,11 @@ import java.io.Serializable;
 
 /**
  * Stub of InstantiationUtil (restoresim): the real one reaches Kryo through the type serializers.
- * Plain Java serialization and reflection are all the restore path asks of it.
+ * Plain Java serialization and reflection are all the restore path asks of it. The methods over a
+ * TypeSerializer, and resolveClassByName, are named by the classes a SQL key's types reach
+ * (BinaryRawValueData of a RAW value, TypeSerializerSnapshotSerializationUtil reading a
+ * serializer snapshot); the driver (SqlKey.java) writes no RAW value and reads no serializer
+ * snapshot, so they throw.
  */
 public final class InstantiationUtil {
     private InstantiationUtil() {}
@@ -98,5 +105,20 @@ public final class InstantiationUtil {
         } catch (IOException | ClassNotFoundException e) {
             throw new RuntimeException("Could not clone " + obj, e);
         }
+    }
+
+    public static <T> byte[] serializeToByteArray(TypeSerializer<T> serializer, T record)
+            throws IOException {
+        throw new UnsupportedOperationException("restoresim: no serializer runs here");
+    }
+
+    public static <T> T deserializeFromByteArray(TypeSerializer<T> serializer, byte[] buf)
+            throws IOException {
+        throw new UnsupportedOperationException("restoresim: no serializer runs here");
+    }
+
+    public static <T> Class<T> resolveClassByName(
+            DataInputView in, ClassLoader cl, Class<? super T> supertype) throws IOException {
+        throw new UnsupportedOperationException("restoresim: no serializer snapshot is read");
     }
 }

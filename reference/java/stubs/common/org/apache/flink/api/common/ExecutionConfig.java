@@ -3,6 +3,8 @@ package org.apache.flink.api.common;
 /**
  * Stub of ExecutionConfig (restoresim): the real one reaches Kryo, which Debian does not package in
  * Flink's version. The restore path reads only these constants (same values as the real class).
+ * getSerializerConfig is named by TypeInformationRawType (1.19 and later), which the SQL key driver
+ * (SqlKey.java) never makes, so it throws.
  */
 public class ExecutionConfig implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
@@ -18,5 +20,9 @@ public class ExecutionConfig implements java.io.Serializable {
         public java.util.Map<String, String> toMap() {
             return java.util.Collections.emptyMap();
         }
+    }
+
+    public org.apache.flink.api.common.serialization.SerializerConfig getSerializerConfig() {
+        throw new UnsupportedOperationException("restoresim: no serializer configuration");
     }
 }
