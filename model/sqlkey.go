@@ -92,8 +92,10 @@ func (t SQLType) Check() error {
 	return nil
 }
 
-// String spells t as Flink's LogicalType.asSummaryString does, with the shorthands STRING and
-// BYTES for the unbounded VARCHAR and VARBINARY and a plain TIME for TIME(0).
+// String spells t as Flink's LogicalType.asSummaryString does (with its shorthands STRING and
+// BYTES for the unbounded VARCHAR and VARBINARY), but for two spellings of the project's own:
+// DECIMAL(p,s) without the blank Flink writes after the comma, and a plain TIME for TIME(0)
+// (differential.TestSQLKeysAgainstFlink compares the rest).
 func (t SQLType) String() string {
 	var s string
 	switch t.Root {
