@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -215,7 +216,7 @@ func FromAssignment(a *model.Assignment, err error) Answer {
 }
 
 // hexID finds the operator ids a message names.
-var hexID = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
+var hexID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[0-9a-f]{32}\b`) }) // (compiled when first used, not at start-up)
 
 func refusalOf(err error) *Refusal {
 	r := &Refusal{Stage: "input", Message: err.Error()}
@@ -235,7 +236,7 @@ func refusalOf(err error) *Refusal {
 	}
 	r.Kind = &kind
 	ops := []string{}
-	for _, id := range hexID.FindAllString(r.Message, -1) {
+	for _, id := range hexID().FindAllString(r.Message, -1) {
 		if !contains(ops, id) {
 			ops = append(ops, id)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // The types below follow ASSIGN-CASE.md field for field; a pointer or omitempty field is
@@ -188,10 +189,10 @@ func DecodeCase(data []byte) (*Case, error) {
 	return &c, nil
 }
 
-var hex32 = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+var hex32 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{32}$`) }) // (compiled when first used, not at start-up)
 
 func checkID(path, id string) error {
-	if !hex32.MatchString(id) {
+	if !hex32().MatchString(id) {
 		return fmt.Errorf("%s: %q is not 32 hex digits", path, id)
 	}
 	return nil

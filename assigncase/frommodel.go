@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -96,7 +97,7 @@ func mapperName(m model.SubtaskStateMapper) string {
 // name-based UUID of it (java.util.UUID.nameUUIDFromBytes: MD5, version 3), so that any id the
 // model holds (the simulator's are names) reaches Flink as one.
 func BackendUUID(id string) string {
-	if uuidForm.MatchString(id) {
+	if uuidForm().MatchString(id) {
 		return id
 	}
 	h := md5.Sum([]byte(id))
@@ -106,7 +107,9 @@ func BackendUUID(id string) string {
 	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
 }
 
-var uuidForm = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+}) // (compiled when first used, not at start-up)
 
 func caseKeyedHandles(hs []model.KeyedStateHandle) ([]KeyedHandle, error) {
 	for _, h := range hs {
@@ -434,7 +437,7 @@ func (r *Refusal) Err() error {
 		fe.sentinel = model.ErrVertexParallelism
 	}
 	re := &model.RefusalError{Check: check, Err: fe}
-	if ids := hexID.FindAllString(r.Message, 1); len(ids) == 1 {
+	if ids := hexID().FindAllString(r.Message, 1); len(ids) == 1 {
 		re.OperatorID, _ = model.ParseOperatorID(ids[0])
 		re.HasOperator = true
 	}

@@ -2,12 +2,13 @@ package differential
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/restoresim/restoresim/assigncase"
 )
 
 // hexID finds the operator ids a message names (as assigncase does for the model's).
-var hexID = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
+var hexID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[0-9a-f]{32}\b`) }) // (compiled when first used, not at start-up)
 
 // DeriveRefusal gives a refusal of Flink's classes (with "at", without "kind" and "operators")
 // the project's kind (assigncase.KindOf, the one table of Flink's refusal texts) and the
@@ -20,7 +21,7 @@ func DeriveRefusal(r *assigncase.Refusal) {
 	kind := assigncase.KindOf(r)
 	r.Kind = &kind
 	ops := []string{}
-	for _, id := range hexID.FindAllString(r.Message, -1) {
+	for _, id := range hexID().FindAllString(r.Message, -1) {
 		if !contains(ops, id) {
 			ops = append(ops, id)
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -215,7 +216,7 @@ func planSubtitle(pl *savepoint.RestorePlan) string {
 	return s
 }
 
-var hex32 = regexp.MustCompile(`[0-9a-f]{32}`)
+var hex32 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9a-f]{32}`) }) // (compiled when first used, not at start-up)
 
 // panelTitle names a task: the job file's vertex name, or (one task per operator, no job
 // file) the operator's label, 32-hex operator IDs shortened to 8 digits; and the suffix of
@@ -225,7 +226,7 @@ func panelTitle(pl *savepoint.RestorePlan, v savepoint.VertexPlan, ops []*savepo
 	if !pl.Job && len(ops) == 1 {
 		name = operatorLabel(ops[0])
 	}
-	name = hex32.ReplaceAllStringFunc(name, func(id string) string { return id[:8] })
+	name = hex32().ReplaceAllStringFunc(name, func(id string) string { return id[:8] })
 	t := fmt.Sprintf(" · p=%d", v.Parallelism)
 	if v.ParallelismSource != "" && v.ParallelismSource != savepoint.SourceDefault {
 		src := string(v.ParallelismSource)
@@ -532,7 +533,7 @@ func fitTitle(sty text.Style, p PlanPanel, w vg.Length) string {
 		return fit(sty, p.Title, w)
 	}
 	name, suffix := p.Name, strings.TrimPrefix(p.Title, p.Name)
-	if loc := labelID.FindStringIndex(name); loc != nil && loc[0] > 0 {
+	if loc := labelID().FindStringIndex(name); loc != nil && loc[0] > 0 {
 		name, suffix = name[:loc[0]], name[loc[0]:]+suffix
 	}
 	r := []rune(name)
@@ -547,7 +548,7 @@ func fitTitle(sty text.Style, p PlanPanel, w vg.Length) string {
 }
 
 // labelID is the end of an operator label that names the operator's ID (operatorLabel).
-var labelID = regexp.MustCompile(` \([0-9a-f]{8}\)$`)
+var labelID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` \([0-9a-f]{8}\)$`) }) // (compiled when first used, not at start-up)
 
 // wrap breaks s at spaces into lines at most w wide in style sty, at most maxLines of them
 // (the last one shortened with "…" if need be).

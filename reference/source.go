@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/restoresim/restoresim/model"
 )
@@ -130,12 +131,12 @@ func moduleRoot() (string, error) {
 }
 
 // shaded matches Flink's shaded imports of libraries that Debian packages unshaded.
-var shaded = regexp.MustCompile(`org\.apache\.flink\.shaded\.(guava|netty)[0-9]+\.`)
+var shaded = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`org\.apache\.flink\.shaded\.(guava|netty)[0-9]+\.`) }) // (compiled when first used, not at start-up)
 
 // renameShaded is the one edit made to Flink's files: shaded Guava and Netty imports become the
 // unshaded packages of the Debian jars.
 func renameShaded(b []byte) []byte {
-	return shaded.ReplaceAll(b, nil)
+	return shaded().ReplaceAll(b, nil)
 }
 
 // key identifies a source: the archive's commit (git archive's pax comment) or, for a directory,

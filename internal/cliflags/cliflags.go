@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -28,7 +27,11 @@ func New(name, synopsis, description string) *Set {
 	return &Set{FlagSet: fs, Synopsis: synopsis, Description: description}
 }
 
-var negativeNumber = regexp.MustCompile(`^-[0-9.]`)
+// negativeNumber reports whether a starts with "-" and a digit or "." (as "-1", "-.5"). (A test of
+// two bytes, not a regexp compiled at start-up.)
+func negativeNumber(a string) bool {
+	return len(a) >= 2 && a[0] == '-' && ('0' <= a[1] && a[1] <= '9' || a[1] == '.')
+}
 
 // ParseArgs parses flags anywhere among args; arguments that are not flags, everything after
 // "--", and negative numbers such as "-1" are returned as positional arguments, in order. It
@@ -40,7 +43,7 @@ func (s *Set) ParseArgs(args []string) (positional []string, err error) {
 		if a == "--" {
 			return append(positional, args[1:]...), nil
 		}
-		if len(a) < 2 || a[0] != '-' || negativeNumber.MatchString(a) {
+		if len(a) < 2 || a[0] != '-' || negativeNumber(a) {
 			positional = append(positional, a)
 			args = args[1:]
 			continue

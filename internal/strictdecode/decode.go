@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -62,7 +63,7 @@ type Value struct {
 }
 
 // yamlBigInt is an integer that YAML resolves as a float because it does not fit 64 bits.
-var yamlBigInt = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
+var yamlBigInt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`) }) // (compiled when first used, not at start-up)
 
 // Decode reads a document as JSON (name ending in .json, or text starting with '{') or as one
 // YAML document into a tree of values. Errors are one line ("YAML: …", "JSON: line 3: …",
@@ -158,7 +159,7 @@ func yamlValue(n *yaml.Node, depth int, budget *int) (*Value, error) {
 			v.NumOK = n.Decode(&v.Num) == nil
 		case "!!float":
 			v.Kind = Number
-			if yamlBigInt.MatchString(v.Text) {
+			if yamlBigInt().MatchString(v.Text) {
 				v.Kind = Int // an integer too large for 64 bits: out of bounds, not a fraction
 			}
 		default:

@@ -295,7 +295,7 @@ func DelegateHashCode(path string) (h int32, ok bool) {
 	if rest == "" || strings.HasPrefix(rest, "//") || strings.Contains(rest, "//") || strings.HasSuffix(rest, "/") && rest != "/" {
 		return 0, false
 	}
-	for _, seg := range strings.Split(rest, "/") {
+	for seg := range strings.SplitSeq(rest, "/") { // (no slice of the segments made)
 		if seg == "." || seg == ".." {
 			return 0, false
 		}

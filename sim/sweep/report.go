@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/restoresim/restoresim/model"
@@ -67,11 +68,21 @@ func ReplayCommand(p sim.Plan, path string) string {
 	return Command("replay" + SUTFlags(p) + " " + quoteShellArg(path))
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+// shellSafe reports whether s is not empty and every byte of it is in [A-Za-z0-9_@%+=:,./-]:
+// a word a POSIX shell takes as it is. (A loop, not a regexp compiled at start-up.)
+func shellSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_@%+=:,./-", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // quoteShellArg quotes s for a POSIX shell when it needs quoting.
 func quoteShellArg(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe(s) {
 		return s
 	}
 	out := "'"
@@ -87,7 +98,7 @@ func quoteShellArg(s string) string {
 
 // runHeader is the first line of a report's text; ParseScenario splits it into the scenario
 // lines "seed N" and "flink V" so that a saved report parses back.
-var runHeader = regexp.MustCompile(`(?m)^seed ([0-9]+) flink (\S+)[ \t]*\r?$`)
+var runHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^seed ([0-9]+) flink (\S+)[ \t]*\r?$`) }) // (compiled when first used, not at start-up)
 
 // ParseScenario parses a scenario file: a plan in scenario syntax (sim.ParsePlan), a saved
 // report's text or a sweep's saved failure. Data that is not text is refused before parsing
@@ -96,7 +107,7 @@ func ParseScenario(data []byte) (sim.Plan, error) {
 	if err := checkText(data); err != nil {
 		return sim.Plan{}, fmt.Errorf("not a scenario: %w", err)
 	}
-	return sim.ParsePlan(runHeader.ReplaceAllString(string(data), "seed $1\nflink $2"))
+	return sim.ParsePlan(runHeader().ReplaceAllString(string(data), "seed $1\nflink $2"))
 }
 
 // checkText refuses data that is not text: invalid UTF-8, or a control character other than
