@@ -14,7 +14,8 @@ import java.util.Map;
  * restoresim's reference driver: one request a line on stdin, one answer a line on stdout, in the
  * JSON of ASSIGN-CASE.md. Requests: {"op":"ping"}, {"op":"assign","case":{...}}, the pure pieces of Pure.java,
  * {"op":"metadata_roundtrip","bytes":"<base64>"} (Metadata.java),
- * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} (Validate.java),
+ * {"op":"load_and_validate","bytes":"<base64>","vertices":[...]} and both at once,
+ * {"op":"load_checkpoint",...} (Validate.java),
  * {"op":"uid_hash","graphs":[...]} (Hasher.java), {"op":"registry","steps":[...]}
  * (Registry.java), {"op":"store","steps":[...]} (Store.java), {"op":"priority","cases":[...]}
  * (Priority.java). Anything the
@@ -105,6 +106,9 @@ public final class Driver {
         }
         if ("load_and_validate".equals(op)) {
             return Validate.run(req);
+        }
+        if ("load_checkpoint".equals(op)) {
+            return Validate.loadCheckpoint(req);
         }
         if ("uid_hash".equals(op)) {
             return Hasher.uidHash(req);
