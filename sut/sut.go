@@ -147,12 +147,13 @@ func (r *Reference) Close() error {
 func (r *Reference) Assign(in model.AssignmentInput) sim.Assigned {
 	ma, merr := model.AssignStates(in)
 	// The model's answer line goes with the case (its digest): when Flink's own answer line is
-	// the same bytes, the driver says so instead of sending it, and Flink's answer is read from
-	// the model's line — the same bytes, read the same way.
+	// the same bytes (up to the ids Flink drew, which the world does not read), the driver says so
+	// instead of sending it, and Flink's answer is the model's answer that line renders — the
+	// answer Flink's line reads as, without reading it (a wide UNION state's answer is hundreds
+	// of MB).
 	mans := assigncase.FromAssignment(ma, merr)
 	backendIDsAsInCase(mans)
-	mline := []byte(mans.String())
-	fa, ferr := r.flink(in, mline)
+	fa, ferr := r.flink(in, mans)
 	if ferr != nil {
 		return sim.Assigned{Assignment: ma, Err: merr,
 			Difference: fmt.Sprintf("Flink %s's classes could not answer the restore of checkpoint %d: %s", r.v, in.CheckpointID, oneLine(ferr.Error()))}
@@ -170,8 +171,9 @@ func (r *Reference) Assign(in model.AssignmentInput) sim.Assigned {
 	return out
 }
 
-// flink asks a JVM, with the answer line the caller expects (reference.JVM.AssignSame).
-func (r *Reference) flink(in model.AssignmentInput, expect []byte) (*assigncase.Answer, error) {
+// flink asks a JVM, with the answer the caller expects (reference.JVM.AssignSame): that answer
+// when Flink answers Same, else Flink's answer line read.
+func (r *Reference) flink(in model.AssignmentInput, expect assigncase.Answer) (*assigncase.Answer, error) {
 	c, err := assigncase.FromInput(in)
 	if err != nil {
 		return nil, err
@@ -184,7 +186,7 @@ func (r *Reference) flink(in model.AssignmentInput, expect []byte) (*assigncase.
 	if err != nil {
 		return nil, err
 	}
-	raw, err := j.AssignSame(line, expect)
+	raw, err := j.AssignSame(line, []byte(expect.String()))
 	r.give(j) // (a JVM that failed restarts on its next case)
 	if err != nil {
 		return nil, err
@@ -192,7 +194,7 @@ func (r *Reference) flink(in model.AssignmentInput, expect []byte) (*assigncase.
 	r.assigns.Add(1)
 	if bytes.Equal(raw, reference.Same) {
 		r.sames.Add(1)
-		raw = expect
+		return &expect, nil
 	}
 	a, err := assigncase.ReadAnswer(raw)
 	if err != nil {
