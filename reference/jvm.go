@@ -170,6 +170,34 @@ func (j *JVM) Assign(caseJSON []byte) ([]byte, error) {
 	return j.call(req)
 }
 
+// AssignSame is Assign with the answer line the caller expects (e.g. the model's answer): the
+// request carries its SHA-256, and when Flink's own answer line has that digest the driver answers
+// Same in its place, so that an answer that agrees is neither shipped back nor read. Unlike
+// AssignAllSame's, the digest is also compared with that of Flink's answer line without the
+// state-handle ids Flink drew at random (the "state_handle_id" of a keyed handle that no handle
+// of the case carries: one Flink made, e.g. a key-group range's intersection, or one the case gave
+// without an id) — ids the caller cannot know. Same thus means: Flink's answer line is the
+// expected one, but for the keyed handles' drawn ids the expected line leaves out. Any other
+// answer line is Flink's, as Assign gives it.
+func (j *JVM) AssignSame(caseJSON, expect []byte) ([]byte, error) {
+	return j.call(sameRequest(caseJSON, expect, true))
+}
+
+func sameRequest(caseJSON, expect []byte, withoutDrawnIDs bool) []byte {
+	d := sha256.Sum256(expect)
+	c := bytes.TrimSpace(caseJSON)
+	req := make([]byte, 0, len(c)+128)
+	req = append(req, `{"op":"assign","same_sha256":"`...)
+	req = hex.AppendEncode(req, d[:])
+	req = append(req, '"', ',')
+	if withoutDrawnIDs {
+		req = append(req, `"same_without_drawn_ids":true,`...)
+	}
+	req = append(req, `"case":`...)
+	req = append(req, c...)
+	return append(req, '}')
+}
+
 // AssignAll runs many assignment cases through Flink's StateAssignmentOperation and returns
 // Flink's answer lines in the order of the cases, as Assign would one by one. The cases are
 // pipelined: all are written to the JVM while its answers are read, so that the JVM never waits
@@ -203,14 +231,7 @@ func (j *JVM) AssignAllSame(cases, expect [][]byte) ([][]byte, error) {
 	}
 	reqs := make([][]byte, len(cases))
 	for i, c := range cases {
-		d := sha256.Sum256(expect[i])
-		req := make([]byte, 0, len(c)+128)
-		req = append(req, `{"op":"assign","same_sha256":"`...)
-		req = hex.AppendEncode(req, d[:])
-		req = append(req, `","case":`...)
-		req = append(req, bytes.TrimSpace(c)...)
-		req = append(req, '}')
-		reqs[i] = req
+		reqs[i] = sameRequest(c, expect[i], false)
 	}
 	return j.callAll(reqs)
 }

@@ -155,3 +155,79 @@ func (j *JVM) LoadAndValidate(metadataFile, vertices []byte, allowNonRestoredSta
 	}
 	return &ans.Validated, nil
 }
+
+// Loaded is Flink's answer to LoadCheckpoint.
+type Loaded struct {
+	// RoundTrip is the metadata round trip's answer; its Bytes are the file sent when Flink
+	// wrote it back byte for byte (the driver does not send them back then).
+	RoundTrip MetadataAnswer
+	// Validated is load_and_validate's answer, nil when Err is set: Flink's refusal (a
+	// *Refusal) or the driver's (an ErrJVM), as LoadAndValidate's error. With a refusal whose
+	// message names a file: URI, Pointer is the checkpoint directory Flink resolved
+	// (Validated.ExternalPointer of the same file loaded by no vertices, allowing non-restored
+	// state; "" when that failed too).
+	Validated *Validated
+	Err       error
+	Pointer   string
+}
+
+// LoadCheckpoint is MetadataRoundTrip, then LoadAndValidate, in one request that carries the
+// file once: Flink reads the file (Checkpoints.loadCheckpointMetadata) and writes it back in its
+// default format version, then loads and validates it against the vertices — or, with
+// validateWritten and the file written back in its own format version, the bytes Flink wrote. A
+// refusal to read or write the file is the error (a *Refusal), as MetadataRoundTrip's; a refusal
+// to load and validate is Loaded.Err.
+func (j *JVM) LoadCheckpoint(metadataFile, vertices []byte, allowNonRestoredState, validateWritten bool) (*Loaded, error) {
+	req, err := json.Marshal(struct {
+		Op               string          `json:"op"`
+		Bytes            string          `json:"bytes"`
+		Vertices         json.RawMessage `json:"vertices"`
+		AllowNonRestored bool            `json:"allow_non_restored_state"`
+		ValidateWritten  bool            `json:"validate_written"`
+	}{"load_checkpoint", base64.StdEncoding.EncodeToString(metadataFile), vertices, allowNonRestoredState, validateWritten})
+	if err != nil {
+		return nil, err
+	}
+	l, err := j.call(req)
+	if err != nil {
+		return nil, err
+	}
+	var ans struct {
+		RoundTrip *struct {
+			Same           bool    `json:"same"`
+			Bytes          *string `json:"bytes"`
+			Version        int32   `json:"version"`
+			WrittenVersion int32   `json:"written_version"`
+			CheckpointID   int64   `json:"checkpoint_id"`
+			Operators      int     `json:"operators"`
+		} `json:"roundtrip"`
+		Validate *struct {
+			Validated
+			Error *driverError `json:"error"`
+		} `json:"validate"`
+		Error *driverError `json:"error"`
+	}
+	if err := json.Unmarshal(l, &ans); err != nil {
+		return nil, fmt.Errorf("%w (Flink %s): unreadable answer to load_checkpoint: %.200s", ErrJVM, j.Version, l)
+	}
+	if ans.Error != nil {
+		return nil, ans.Error.err(j)
+	}
+	rt, v := ans.RoundTrip, ans.Validate
+	if rt == nil || v == nil || (rt.Bytes == nil) != rt.Same {
+		return nil, fmt.Errorf("%w (Flink %s): an incomplete answer to load_checkpoint: %.200s", ErrJVM, j.Version, l)
+	}
+	out := &Loaded{RoundTrip: MetadataAnswer{Bytes: metadataFile, Version: rt.Version, WrittenVersion: rt.WrittenVersion,
+		CheckpointID: rt.CheckpointID, Operators: rt.Operators}}
+	if !rt.Same {
+		if out.RoundTrip.Bytes, err = base64.StdEncoding.DecodeString(*rt.Bytes); err != nil {
+			return nil, fmt.Errorf("%w (Flink %s): bad base64 in load_checkpoint: %v", ErrJVM, j.Version, err)
+		}
+	}
+	if v.Error == nil {
+		out.Validated = &v.Validated
+		return out, nil
+	}
+	out.Err, out.Pointer = v.Error.err(j), v.ExternalPointer
+	return out, nil
+}

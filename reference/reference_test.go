@@ -1,8 +1,10 @@
 package reference
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -132,6 +134,112 @@ func TestAssignAllSame(t *testing.T) {
 		}
 		if string(got[i]) != string(want) {
 			t.Errorf("case %s: AssignAllSame answered %.200s, want %.200s", cases[i], got[i], want)
+		}
+	}
+}
+
+// TestAssignSame: AssignSame answers Same when the expected line is Flink's answer line, or that
+// line without the state-handle ids Flink drew (none of the case's), and Flink's own line, as
+// Assign's, when it is not: one byte more, or without the ids the case gave too.
+func TestAssignSame(t *testing.T) {
+	j := need(t, model.Flink118)
+	cases, _ := filepath.Glob(filepath.Join("..", "assigncase", "testdata", "*.case.json"))
+	if len(cases) < 2 {
+		t.Fatal("too few cases in assigncase/testdata")
+	}
+	idField := regexp.MustCompile(`,"state_handle_id":"([^"]*)"`)
+	var drawn, given int
+	var ins [][]byte
+	var names []string
+	for _, c := range cases {
+		in, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The case, and the case with its handles' ids left out (Flink draws them).
+		var v any
+		if err := json.Unmarshal(in, &v); err != nil {
+			t.Fatal(err)
+		}
+		withoutIDs(v)
+		noIDs, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in, noIDs)
+		names = append(names, c, c+" without ids")
+	}
+	for i, in := range ins {
+		c := names[i]
+		full, err := j.Assign(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caseIDs := map[string]bool{}
+		for _, m := range regexp.MustCompile(`"state_handle_id":\s*"([^"]*)"`).FindAllSubmatch(in, -1) {
+			caseIDs[string(m[1])] = true
+		}
+		// Flink's line without its drawn ids, and without one id the case gave.
+		mask := func(line []byte) []byte {
+			return idField.ReplaceAllFunc(line, func(f []byte) []byte {
+				if caseIDs[string(idField.FindSubmatch(f)[1])] {
+					return f
+				}
+				return nil
+			})
+		}
+		withoutDrawn := mask(full)
+		var withoutGiven []byte // without any id, when some id is one the case gave
+		if len(idField.FindAll(withoutDrawn, -1)) > 0 {
+			withoutGiven = idField.ReplaceAll(full, nil)
+		}
+		type expectation struct {
+			name   string
+			expect []byte
+			same   bool
+		}
+		var exps []expectation
+		if len(withoutDrawn) != len(full) {
+			// Flink draws other ids on each request: its own line is no expectation.
+			drawn++
+			exps = append(exps, expectation{"without the drawn ids", withoutDrawn, true},
+				expectation{"without the drawn ids, one byte more", append(append([]byte{}, withoutDrawn...), ' '), false})
+		} else {
+			exps = append(exps, expectation{"Flink's line", full, true}, expectation{"one byte more", append(append([]byte{}, full...), ' '), false})
+		}
+		if withoutGiven != nil {
+			given++
+			exps = append(exps, expectation{"without the given ids too", withoutGiven, false})
+		}
+		for _, e := range exps {
+			got, err := j.AssignSame(in, e.expect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case e.same && string(got) != string(Same):
+				t.Errorf("case %s (%s): AssignSame answered %.200s, want Same", c, e.name, got)
+			case !e.same && string(mask(got)) != string(withoutDrawn):
+				t.Errorf("case %s (%s): AssignSame answered %.200s, want Flink's line %.200s", c, e.name, got, full)
+			}
+		}
+	}
+	if drawn == 0 || given == 0 {
+		t.Errorf("%d cases whose answer has drawn ids, %d one with a given id; want some of each", drawn, given)
+	}
+}
+
+// withoutIDs deletes every "state_handle_id" of a JSON value.
+func withoutIDs(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, "state_handle_id")
+		for _, y := range x {
+			withoutIDs(y)
+		}
+	case []any:
+		for _, y := range x {
+			withoutIDs(y)
 		}
 	}
 }

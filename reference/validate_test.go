@@ -1,9 +1,11 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,4 +123,97 @@ func compareValidate(want *model.CompletedCheckpoint, merr error, got *Validated
 		return fmt.Sprintf("checkpoint %d, Flink %d", want.CheckpointID, got.CheckpointID)
 	}
 	return ""
+}
+
+// TestLoadCheckpoint: LoadCheckpoint answers what MetadataRoundTripAs and LoadAndValidate answer
+// one after the other (the latter on the file, or on Flink's bytes with validateWritten and the
+// same format version; its refusal's directory asked as LoadAndValidate of no vertices), for
+// files Flink writes back byte for byte, in another format version, and otherwise (an
+// incremental handle whose backend id is no UUID).
+func TestLoadCheckpoint(t *testing.T) {
+	inc := func(id model.OperatorID) model.OperatorState {
+		r := model.KeyGroupRange{Start: 0, End: 127}
+		return model.OperatorState{OperatorID: id, Parallelism: 1, MaxParallelism: 128, Subtasks: []*model.OperatorSubtaskState{{
+			ManagedKeyedState: []model.KeyedStateHandle{&model.IncrementalKeyedStateHandle{BackendID: "backend-a", Range: r, CheckpointID: 7,
+				Meta: model.StreamHandle{Path: "file:/m", Size: 3}}}}}}
+	}
+	cases := validateCases()
+	a := model.OperatorIDFromUID("a")
+	cases = append(cases, validateCase{"incremental, named backend", model.CheckpointMetadata{CheckpointID: 7, Operators: []model.OperatorState{inc(a)}},
+		[]model.JobVertex{{Name: "v", Operators: []model.JobOperator{{ID: a}}, Parallelism: 1, MaxParallelism: 128, MaxParallelismConfigured: true}}, false})
+	for _, v := range []model.FlinkVersion{model.Flink118, model.Flink23} {
+		t.Run(v.String(), func(t *testing.T) {
+			j := need(t, v)
+			kinds := map[string]int{}
+			for _, c := range cases {
+				for n, wv := range []int32{v.MetadataWriteVersion(true), 4} {
+					if n == 1 && v.MetadataWriteVersion(true) == 4 {
+						continue
+					}
+					f, err := metadata.FromModelAs(c.md, wv, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := metadata.Marshal(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					vs, err := json.Marshal(c.vertices)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, written := range []bool{false, true} {
+						name := fmt.Sprintf("%s, format %d, validate written %v", c.name, wv, written)
+						rt, err := j.MetadataRoundTripAs(b, 0)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						loaded := b
+						if written && rt.Version == rt.WrittenVersion {
+							loaded = rt.Bytes
+						}
+						wantV, wantErr := j.LoadAndValidate(loaded, vs, c.allowNRS)
+						wantPointer := ""
+						if wantErr != nil {
+							if p, err := j.LoadAndValidate(loaded, []byte("[]"), true); err == nil && strings.Contains(wantErr.Error(), "file:") {
+								wantPointer = p.ExternalPointer
+							}
+						}
+						got, err := j.LoadCheckpoint(b, vs, c.allowNRS, written)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						if d := cmp.Diff(*rt, got.RoundTrip); d != "" {
+							t.Errorf("%s: the round trip differs (-two requests +one):\n%s", name, d)
+						}
+						if d := cmp.Diff(wantV, got.Validated); d != "" {
+							t.Errorf("%s: the validation differs (-two requests +one):\n%s", name, d)
+						}
+						if fmt.Sprint(wantErr) != fmt.Sprint(got.Err) || wantPointer != got.Pointer {
+							t.Errorf("%s: the refusal differs: %v (%q), one request %v (%q)", name, wantErr, wantPointer, got.Err, got.Pointer)
+						}
+						switch {
+						case rt.Version != rt.WrittenVersion:
+							kinds["another version"]++
+						case bytes.Equal(b, rt.Bytes):
+							kinds["same bytes"]++
+						default:
+							kinds["other bytes"]++
+						}
+						if wantErr != nil {
+							kinds["refused"]++
+						}
+						if wantPointer != "" {
+							kinds["pointer"]++
+						}
+					}
+				}
+			}
+			for _, k := range []string{"another version", "same bytes", "other bytes", "refused", "pointer"} {
+				if kinds[k] == 0 && (k != "another version" || v.MetadataWriteVersion(true) != 4) {
+					t.Errorf("no case of kind %q: %v", k, kinds)
+				}
+			}
+		})
+	}
 }

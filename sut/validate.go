@@ -47,7 +47,19 @@ func (r *Reference) LoadAndValidate(in model.LoadInput, file []byte) sim.Validat
 	defer r.give(j)
 	r.loads.Add(1)
 
-	rt, err := j.MetadataRoundTripAs(file, 0)
+	// One request (reference.JVM.LoadCheckpoint) reads the file, writes it back and loads and
+	// validates it — the file as Flink wrote it back with "flink", when in its own format
+	// version. (A job whose vertices do not convert is asked the round trip alone.)
+	vertices, verr := caseVertices(in.Vertices)
+	var ld *reference.Loaded
+	if verr != nil {
+		var rt *reference.MetadataAnswer
+		if rt, err = j.MetadataRoundTripAs(file, 0); err == nil {
+			ld = &reference.Loaded{RoundTrip: *rt}
+		}
+	} else {
+		ld, err = j.LoadCheckpoint(file, vertices, in.AllowNonRestoredState, r.name == Flink)
+	}
 	var refusal *reference.Refusal
 	if errors.As(err, &refusal) && r.v == model.FlinkMaster && strings.Contains(refusal.Message, "Unrecognized checkpoint version number: 7") {
 		return modelAnswer
@@ -55,8 +67,8 @@ func (r *Reference) LoadAndValidate(in model.LoadInput, file []byte) sim.Validat
 	if err != nil {
 		return cannot("read", err)
 	}
+	rt := &ld.RoundTrip
 	var diffs []string
-	loaded := file
 	if rt.Version == rt.WrittenVersion {
 		at := firstDifference(file, rt.Bytes)
 		if at >= 0 {
@@ -69,7 +81,6 @@ func (r *Reference) LoadAndValidate(in model.LoadInput, file []byte) sim.Validat
 		}
 		if r.name == Flink {
 			// The world goes on with the file as Flink wrote it.
-			loaded = rt.Bytes
 			f, err := metadata.Read(rt.Bytes)
 			if err != nil {
 				return cannot("read back", err)
@@ -77,16 +88,10 @@ func (r *Reference) LoadAndValidate(in model.LoadInput, file []byte) sim.Validat
 			in.Metadata = f.ModelFor(r.v)
 		}
 	}
-
-	c, err := assigncase.FromInput(model.AssignmentInput{Vertices: in.Vertices})
-	if err != nil {
-		return cannot("validate", err)
+	if verr != nil {
+		return cannot("validate", verr)
 	}
-	vertices, err := json.Marshal(c.Vertices)
-	if err != nil {
-		return cannot("validate", err)
-	}
-	fv, err := j.LoadAndValidate(loaded, vertices, in.AllowNonRestoredState)
+	fv, err := ld.Validated, ld.Err
 	refusal = nil
 	if err != nil && !errors.As(err, &refusal) {
 		return cannot("validate", err)
@@ -96,11 +101,11 @@ func (r *Reference) LoadAndValidate(in model.LoadInput, file []byte) sim.Validat
 	switch {
 	case refusal != nil && merr != nil:
 		out.Err = merr
-		if msg := r.flinkMessage(j, loaded, refusal.Message, in.ExternalPointer); msg != merr.Error() {
+		if msg := flinkMessage(refusal.Message, ld.Pointer, in.ExternalPointer); msg != merr.Error() {
 			diffs = append(diffs, fmt.Sprintf("the refusals differ: model %q, Flink %q", merr.Error(), msg))
 		}
 	case refusal != nil:
-		msg := r.flinkMessage(j, loaded, refusal.Message, in.ExternalPointer)
+		msg := flinkMessage(refusal.Message, ld.Pointer, in.ExternalPointer)
 		out.Err = fmt.Errorf("%w: %s: %s", ErrLoadRefused, refusal.Class, msg)
 		diffs = append(diffs, fmt.Sprintf("Flink refuses (%s: %s), the model keeps %d operator states", refusal.Class, msg, len(mcp.Operators)))
 	default:
@@ -137,16 +142,22 @@ func kept(in model.LoadInput, fv *reference.Validated) *model.CompletedCheckpoin
 }
 
 // flinkMessage is Flink's refusal message with the checkpoint directory the driver wrote the
-// file into replaced by the world's (asked of Flink only when the message names it).
-func (r *Reference) flinkMessage(j *reference.JVM, file []byte, msg, pointer string) string {
-	if !strings.Contains(msg, "file:") {
+// file into (flinkPointer, reference.Loaded.Pointer) replaced by the world's.
+func flinkMessage(msg, flinkPointer, pointer string) string {
+	if !strings.Contains(msg, "file:") || flinkPointer == "" {
 		return msg
 	}
-	p, err := j.LoadAndValidate(file, []byte("[]"), true)
-	if err != nil || p.ExternalPointer == "" {
-		return msg
+	return strings.ReplaceAll(msg, flinkPointer, pointer)
+}
+
+// caseVertices is the new job's vertices as the driver's load_and_validate takes them (JSON, as
+// ASSIGN-CASE.md writes them).
+func caseVertices(vs []model.JobVertex) ([]byte, error) {
+	c, err := assigncase.FromInput(model.AssignmentInput{Vertices: vs})
+	if err != nil {
+		return nil, err
 	}
-	return strings.ReplaceAll(msg, p.ExternalPointer, pointer)
+	return json.Marshal(c.Vertices)
 }
 
 func operatorIDs(ops []model.OperatorState) string {

@@ -1,5 +1,7 @@
 package restoresim.reference;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -219,8 +221,73 @@ final class Json {
         return b.toString();
     }
 
-    @SuppressWarnings("unchecked")
+    /** The SHA-256 of write(v) in UTF-8, computed as it is written, without the whole string. */
+    static byte[] sha256(Object v) throws Exception {
+        MessageDigest d = MessageDigest.getInstance("SHA-256");
+        Digesting b = new Digesting(d);
+        write(b, v);
+        b.flush();
+        return d.digest();
+    }
+
+    /** A StringBuilder that hands its UTF-8 bytes to a digest in chunks. */
+    private static final class Digesting implements Appendable {
+        private final MessageDigest d;
+        private final StringBuilder buf = new StringBuilder(1 << 16);
+
+        Digesting(MessageDigest d) {
+            this.d = d;
+        }
+
+        @Override
+        public Digesting append(char c) {
+            buf.append(c);
+            if (buf.length() >= 1 << 16) {
+                drain();
+            }
+            return this;
+        }
+
+        @Override
+        public Digesting append(CharSequence s) {
+            return append(s, 0, s.length());
+        }
+
+        @Override
+        public Digesting append(CharSequence s, int start, int end) {
+            buf.append(s, start, end);
+            if (buf.length() >= 1 << 16) {
+                drain();
+            }
+            return this;
+        }
+
+        /** Digests the buffer but for a trailing high surrogate (its pair is still to come). */
+        private void drain() {
+            int n = buf.length();
+            if (Character.isHighSurrogate(buf.charAt(n - 1))) {
+                n--;
+            }
+            d.update(buf.substring(0, n).getBytes(StandardCharsets.UTF_8));
+            buf.delete(0, n);
+        }
+
+        void flush() {
+            d.update(buf.toString().getBytes(StandardCharsets.UTF_8));
+            buf.setLength(0);
+        }
+    }
+
     private static void write(StringBuilder b, Object v) {
+        try {
+            write((Appendable) b, v);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e); // (a StringBuilder throws none)
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void write(Appendable b, Object v) throws java.io.IOException {
         if (v == null) {
             b.append("null");
         } else if (v instanceof String) {
@@ -250,11 +317,11 @@ final class Json {
             }
             b.append(']');
         } else {
-            b.append(v);
+            b.append(String.valueOf(v));
         }
     }
 
-    private static void quote(StringBuilder b, String s) {
+    private static void quote(Appendable b, String s) throws java.io.IOException {
         b.append('"');
         int n = s.length();
         int plain = 0;

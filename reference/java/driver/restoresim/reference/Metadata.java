@@ -74,7 +74,7 @@ final class Metadata {
      * store with the exclusive directory the file was read from (relative handles inside it stay
      * relative, as when the JobManager writes a checkpoint there).
      */
-    private static void store(CheckpointMetadata md, DataOutputStream out, int version)
+    static void store(CheckpointMetadata md, DataOutputStream out, int version)
             throws Throwable {
         MetadataSerializer serializer =
                 version == 0 ? null : MetadataSerializers.getSerializer(version);
@@ -133,7 +133,7 @@ final class Metadata {
     }
 
     /** A checkpoint directory holding a _metadata file, made once: the external pointer. */
-    private static synchronized String pointer() throws IOException {
+    static synchronized String pointer() throws IOException {
         if (pointer == null) {
             File dir = Files.createTempDirectory("restoresim-reference-").toFile();
             dir.deleteOnExit();
@@ -150,7 +150,7 @@ final class Metadata {
         return pointer;
     }
 
-    private static int readInt(byte[] b, int at) {
+    static int readInt(byte[] b, int at) {
         if (b.length < at + 4) {
             return -1;
         }
@@ -160,7 +160,7 @@ final class Metadata {
                 | (b[at + 3] & 0xff);
     }
 
-    private static Throwable unwrap(Throwable t) {
+    static Throwable unwrap(Throwable t) {
         while (t instanceof InvocationTargetException && t.getCause() != null) {
             t = t.getCause();
         }
